@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Set up a fresh machine: venv, the CPU torch wheel first (plain `torch` would pull GBs of CUDA), then the project.
+# Usage: scripts/setup.sh [--test]   (--test also installs test extras and Debian's chromium for browser tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+.venv/bin/pip install -q "torch==2.13.0"
+if [ "${1:-}" = "--test" ]; then
+  .venv/bin/pip install -q -e ".[test]"
+  if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ]; then
+      echo "setup: installing Debian chromium for the browser tests" >&2
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null
+    else
+      echo "setup: chromium is missing and we are not root; browser tests will be skipped" >&2
+    fi
+  fi
+else
+  .venv/bin/pip install -q -e .
+fi
