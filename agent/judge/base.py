@@ -1,0 +1,58 @@
+"""The judge contract: one input record, one outcome record, one protocol for both judges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from agent.models import Chunk, ChunkTrace, EvidenceBundle, Judgment
+
+ProjectDimension = Literal["2d", "3d", "unknown"]
+JudgeKind = Literal["evidence", "llm"]
+
+
+@dataclass(kw_only=True)
+class JudgeInput:
+    """Everything a judge may look at for one chunk."""
+
+    prompt: str
+    """The user's question (never parsed as code)."""
+    trace: ChunkTrace
+    """Where the chunk came from; echoed to the LLM for context, never searched."""
+    chunk: Chunk
+    """The chunk itself, with AST facts in `chunk.extra`."""
+    evidence: EvidenceBundle
+    """What the retriever found for this chunk; the only ids a judgment may cite."""
+    project_dimension: ProjectDimension = "unknown"
+    """2D or 3D project (see `detect_project_dimension`); suggestions must match it."""
+
+
+@dataclass(kw_only=True)
+class JudgeOutcome:
+    """A validated judgment plus how it was produced (stored per chunk by the graph)."""
+
+    judgment: Judgment
+    judge_kind: JudgeKind
+    """Who produced the final judgment: `evidence` also when the LLM fell back."""
+    model: str | None
+    """LLM model name when `judge_kind == "llm"`, else None."""
+    prompt_version: str
+    fallback_reason: str | None = None
+    """Why the LLM answer was not used (timeout, invalid_json, validation: <rule>...), else None."""
+    validation_failures: list[str] = field(default_factory=list)
+    """Validator rules that failed along the way (rejected LLM output or a downgraded judgment)."""
+    llm_attempts: int = 0
+    """HTTP calls made to the LLM endpoint for this chunk (0 on a cache hit or with the evidence judge)."""
+    cached: bool = False
+    """True when the LLM judgment came from the cache."""
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Anything that turns a `JudgeInput` into a `JudgeOutcome`."""
+
+    kind: str
+
+    async def judge(self, inp: JudgeInput) -> JudgeOutcome:  # pragma: no cover - protocol
+        """Judge one chunk."""
+        ...
