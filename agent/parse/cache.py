@@ -1,0 +1,47 @@
+"""In-process cache of chunk drafts keyed by (source_sha256, source_kind, parser version).
+
+Drafts carry no path, so the same file under another prompt, upload or path is not parsed
+again. Bounded LRU so a long-running UI or bot process does not grow without limit.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+_MAX_ENTRIES = 4096
+_lock = threading.Lock()
+_entries: OrderedDict[tuple[str, str, str], list[dict[str, Any]]] = OrderedDict()
+_stats = {"hits": 0, "misses": 0}
+
+
+def cached_drafts(key: tuple[str, str, str], build: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Return a private copy of the drafts for `key`, building them once."""
+    with _lock:
+        hit = _entries.get(key)
+        if hit is not None:
+            _entries.move_to_end(key)
+            _stats["hits"] += 1
+            return copy.deepcopy(hit)
+        _stats["misses"] += 1
+    drafts = build()
+    with _lock:
+        _entries[key] = drafts
+        while len(_entries) > _MAX_ENTRIES:
+            _entries.popitem(last=False)
+    return copy.deepcopy(drafts)
+
+
+def cache_info() -> dict[str, int]:
+    """Hits, misses and current size (tests and the debug screen read this)."""
+    with _lock:
+        return {**_stats, "size": len(_entries)}
+
+
+def clear_cache() -> None:
+    with _lock:
+        _entries.clear()
+        _stats.update(hits=0, misses=0)

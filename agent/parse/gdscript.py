@@ -1,0 +1,300 @@
+"""Cut a `.gd` file into ordered AST chunks with tree-sitter-gdscript.
+
+Only the top level of the tree is walked; each top-level declaration becomes one piece (a run
+of adjacent `var`/`const` lines is one `declaration_group`). What the grammar cannot read
+(6.1 fails on Godot 3 `sync func` and on `$%Unique`) is either recovered by blanking that
+keyword to spaces of equal length before parsing, so every row and column stays true, or kept
+as an `unparsed` chunk. A final sweep guarantees the coverage invariant: every non-blank,
+non-comment line lies in exactly one chunk.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import tree_sitter_gdscript
+from tree_sitter import Language, Node, Parser
+
+from agent.parse.facts import gd_facts, mask_comments
+from agent.parse.text import Lines, is_code_line
+
+_DECL_NODES = {"variable_statement", "const_statement", "export_variable_statement", "onready_variable_statement"}
+_KIND_OF = {
+    "extends_statement": "class_extends",
+    "class_name_statement": "class_name",
+    "signal_statement": "signal",
+    "enum_definition": "enum",
+    "function_definition": "function",
+    "constructor_definition": "function",
+    "class_definition": "inner_class",
+}
+_ORDINAL_KINDS = {"class_extends", "tool", "unparsed"}
+# Godot 3 keywords the 6.1 grammar rejects; blanked (same length) before parsing, facts read from the original.
+_RECOVER = [
+    (re.compile(rb"^([ \t]*)(sync)(?=[ \t]+(?:func|var|static)\b)", re.M), 2, "sync keyword"),
+    (re.compile(rb"(\$)(?=%)"), 1, "$% unique node path"),
+]
+
+_local = threading.local()
+
+
+def _parser() -> Parser:
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = Parser(Language(tree_sitter_gdscript.language()))
+        _local.parser = parser
+    return parser
+
+
+@dataclass
+class Piece:
+    """A line range that becomes one chunk (rows are 0-based, inclusive)."""
+
+    kind: str
+    node_kinds: list[str]
+    start: int
+    end: int
+    name: str | None = None
+    status: str = "ok"
+    declared: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _recover(src: bytes) -> tuple[bytes, dict[int, str]]:
+    """Blank what the grammar cannot read; return the bytes to parse and {row: what was recovered}."""
+    notes: dict[int, str] = {}
+    if b"sync" not in src and b"$%" not in src:
+        return src, notes
+    buf = bytearray(src)
+    for rx, group, label in _RECOVER:
+        for m in rx.finditer(src):
+            s, e = m.span(group)
+            buf[s:e] = b" " * (e - s)
+            notes[src.count(b"\n", 0, s)] = label
+    return bytes(buf), notes
+
+
+def _last_row(node: Node) -> int:
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
+
+
+def _name(node: Node) -> str | None:
+    if node.type == "constructor_definition":
+        return "_init"
+    if node.type == "extends_statement":
+        text = node.text.decode("utf-8", "replace") if node.text else ""
+        return text.split(None, 1)[-1].strip()
+    n = node.child_by_field_name("name")
+    if n is None:
+        for c in node.children:
+            if c.type == "name":
+                n = c
+                break
+    return n.text.decode("utf-8", "replace") if n is not None and n.text is not None else None
+
+
+_DECL_START = re.compile(
+    rb"^(?:@|func\b|static\b|var\b|const\b|signal\b|class\b|class_name\b|enum\b|extends\b|export\b|onready\b"
+    rb"|remote\b|master\b|puppet\b|remotesync\b|mastersync\b|puppetsync\b)"
+)
+
+
+def _error_region(row: int, last: int, parsed_lines: list[bytes], depth: int) -> list[Piece]:
+    """An ERROR node: keep the broken lines as `unparsed` and re-parse what follows them.
+
+    tree-sitter's error recovery often swallows valid declarations after a broken line (a
+    following `func` can come back as a lambda inside the ERROR). Splitting at the next
+    column-0 declaration keyword and parsing the rest on its own recovers them.
+    """
+    split = next((r for r in range(row + 1, last + 1) if _DECL_START.match(parsed_lines[r])), None)
+    if split is None or depth > 50:
+        return [Piece("unparsed", ["ERROR"], row, last, status="error")]
+    head = Piece("unparsed", ["ERROR"], row, split - 1, status="error")
+    while head.end > head.start and not parsed_lines[head.end].strip():
+        head.end -= 1
+    sub = b"\n".join(parsed_lines[split : last + 1])
+    tree = _parser().parse(sub)
+    return [head, *_pieces(tree.root_node, parsed_lines, offset=split, depth=depth + 1)]
+
+
+def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: int = 0) -> list[Piece]:
+    pieces: list[Piece] = []
+    lead: int | None = None  # first row of the comment/annotation block waiting for the next declaration
+    lead_last = -2
+    lead_notes: list[str] = []
+    for node in root.children:
+        t = node.type
+        row, last = node.start_point.row + offset, _last_row(node) + offset
+        if t in ("comment", "region_start", "region_end"):
+            if node.start_point.column > 0 and pieces and lead is None:
+                pieces[-1].end = max(pieces[-1].end, last)  # trailing indented comment of the previous body
+            elif lead is None or (row > lead_last + 1 and not lead_notes):
+                lead, lead_last = row, last
+            else:
+                lead_last = last
+            continue
+        if t == "annotation":
+            text = node.text.decode("utf-8", "replace") if node.text else ""
+            if text.strip() == "@tool":
+                pieces.append(Piece("tool", [t], row, last, name=None))
+                lead, lead_notes = None, []
+                continue
+            if lead is None or (row > lead_last + 1 and not lead_notes):
+                lead = row
+            lead_last = last
+            lead_notes.append(text.strip())
+            continue
+        if t == "ERROR":
+            sub = _error_region(row, last, parsed_lines, depth)
+            if lead is not None:
+                sub[0].start = lead
+            lead, lead_notes = None, []
+            for piece in sub:
+                if pieces and piece.start <= pieces[-1].end:
+                    _merge(pieces[-1], piece)
+                else:
+                    pieces.append(piece)
+            continue
+        if t == "expression_statement" and node.text is not None and node.text.strip() == b"tool":
+            kind, status = "tool", "ok"
+        elif t in _DECL_NODES:
+            kind, status = "declaration_group", "partial" if node.has_error else "ok"
+        elif t in _KIND_OF:
+            kind, status = _KIND_OF[t], "partial" if node.has_error else "ok"
+        else:
+            kind, status = "unparsed", "error"  # a statement that is not valid at class level
+        start = row
+        if lead is not None:
+            # comments/annotations directly above belong to this declaration (a blank line breaks it)
+            start = lead if row == lead_last + 1 or lead_notes else row
+        piece = Piece(kind, [t], start, last, status=status, notes=list(lead_notes))
+        if kind == "declaration_group":
+            name = _name(node)
+            piece.declared = [name] if name else []
+            piece.name = name
+        elif kind in _KIND_OF.values():
+            piece.name = _name(node)
+        lead, lead_notes = None, []
+        prev = pieces[-1] if pieces else None
+        if prev is not None and (
+            piece.start <= prev.end
+            or (kind == "declaration_group" and prev.kind == "declaration_group" and piece.start == prev.end + 1)
+        ):
+            _merge(prev, piece)
+        else:
+            pieces.append(piece)
+    if lead is not None and lead_notes:
+        # annotations with nothing after them: keep them visible
+        pieces.append(Piece("unparsed", ["annotation"], lead, root.end_point.row, status="error"))
+    return pieces
+
+
+def _merge(prev: Piece, piece: Piece) -> None:
+    prev.end = max(prev.end, piece.end)
+    prev.node_kinds += piece.node_kinds
+    prev.declared += piece.declared
+    prev.notes += piece.notes
+    rank = {"ok": 0, "partial": 1, "error": 2}
+    if rank[piece.status] > rank[prev.status]:
+        prev.status = piece.status if prev.kind != "unparsed" or piece.status == "error" else prev.status
+    if prev.kind == "unparsed" and piece.kind != "unparsed":
+        prev.status = "partial"
+
+
+def _cover(pieces: list[Piece], lines: Lines) -> list[Piece]:
+    """Add `unparsed` pieces for any code line no piece holds, and clip overlaps."""
+    owned = [False] * len(lines)
+    out: list[Piece] = []
+    for p in sorted(pieces, key=lambda p: p.start):
+        if out and p.start <= out[-1].end:
+            _merge(out[-1], p)
+            continue
+        out.append(p)
+    for p in out:
+        for r in range(p.start, min(p.end, len(lines) - 1) + 1):
+            owned[r] = True
+    gaps: list[Piece] = []
+    r = 0
+    while r < len(lines):
+        if not owned[r] and is_code_line(lines.lines[r]):
+            s = r
+            while r + 1 < len(lines) and not owned[r + 1] and lines.lines[r + 1].strip():
+                r += 1
+            gaps.append(Piece("unparsed", ["uncovered"], s, r, status="error"))
+        r += 1
+    return sorted(out + gaps, key=lambda p: p.start) if gaps else out
+
+
+def chunk_gdscript(text: str) -> list[dict[str, Any]]:
+    """Path-independent chunk drafts for one GDScript file (see `agent.parse.chunk_file`)."""
+    lines = Lines.of(text)
+    if not lines.lines or not any(line.strip() for line in lines.lines):
+        return []
+    src = text.encode("utf-8")
+    to_parse, recovered = _recover(src)
+    tree = _parser().parse(to_parse)
+    pieces = _cover(_pieces(tree.root_node, to_parse.split(b"\n")), lines)
+
+    nc_lines = [ln.rstrip("\r") for ln in mask_comments(text, strings=False).split("\n")]
+    m_lines = [ln.rstrip("\r") for ln in mask_comments(text, strings=True).split("\n")]
+
+    extends_text = "\n".join(lines.slice(p.start + 1, p.end + 1) for p in pieces if p.kind in ("class_extends", "class_name"))
+    decl_text: dict[str, str] = {}
+    for p in pieces:
+        if p.kind == "declaration_group":
+            for r in range(p.start, p.end + 1):
+                for m in re.finditer(r"\b(?:var|const)\s+([A-Za-z_]\w*)", m_lines[r]):
+                    decl_text.setdefault(m.group(1), lines.lines[r])
+
+    drafts: list[dict[str, Any]] = []
+    counters: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for p in pieces:
+        first, last = p.start + 1, min(p.end + 1, len(lines))
+        code = lines.slice(first, last)
+        facts = gd_facts(code, "\n".join(nc_lines[p.start : last]), "\n".join(m_lines[p.start : last]))
+        counters[p.kind] = counters.get(p.kind, 0) + 1
+        label = str(counters[p.kind]) if p.kind in _ORDINAL_KINDS or not p.name else p.name
+        local_id = f"{p.kind}:{label}"
+        seen[local_id] = seen.get(local_id, 0) + 1
+        if seen[local_id] > 1:
+            local_id = f"{local_id}~{seen[local_id]}"
+        extra = facts["extra"]
+        rec = sorted({recovered[r] for r in range(p.start, last) if r in recovered})
+        if rec:
+            extra["recovered"] = rec
+            if rec == ["sync keyword"] or "sync keyword" in rec:
+                extra["syntax"]["rpc_keyword"] = extra["syntax"]["rpc_keyword"] or "sync"
+        if p.notes:
+            extra["leading_annotations"] = p.notes
+        context = ""
+        if p.kind in ("function", "inner_class", "unparsed"):
+            used = [decl_text[i] for i in extra["identifiers"] if i in decl_text and i not in extra["declared_names"]]
+            context = "\n".join([extends_text, *used[:12]]).strip()
+        elif p.kind not in ("class_extends", "class_name", "tool"):
+            context = extends_text
+        start_byte, end_byte = lines.byte_span(first, last)
+        drafts.append(
+            {
+                "local_id": local_id,
+                "chunk_kind": p.kind,
+                "node_kind": "+".join(dict.fromkeys(p.node_kinds)),
+                "name": p.name,
+                "start_line": first,
+                "end_line": last,
+                "start_byte": start_byte,
+                "end_byte": end_byte,
+                "code_text": code,
+                "symbol_candidates": facts["symbol_candidates"],
+                "api_call_candidates": facts["api_call_candidates"],
+                "reference_candidates": facts["reference_candidates"],
+                "surrounding_context": context,
+                "parse_status": p.status,
+                "extra": extra,
+            }
+        )
+    return drafts

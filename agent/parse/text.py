@@ -1,0 +1,60 @@
+"""Line bookkeeping shared by the AST and direct chunkers.
+
+Chunks are cut on whole lines. Spans are 1-based inclusive lines of the file itself and byte
+offsets [start, end) into the UTF-8 encoding of `SourceFile.text` (BOM already stripped, CRLF
+kept; the end excludes the final line's `\\n`), so a span always points back at the user's bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+_COMMENT_LINE = re.compile(r"^\s*(#|;)")
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A file split into lines (CR of CRLF dropped), with the byte offset and length of each raw line."""
+
+    lines: list[str]
+    starts: list[int]
+    raw_lengths: list[int]
+
+    @classmethod
+    def of(cls, text: str) -> Lines:
+        raw = text.split("\n")
+        if len(raw) > 1 and raw[-1] == "":
+            raw.pop()  # the final newline ends the last line; it does not start a new one
+        lines: list[str] = []
+        starts: list[int] = []
+        lengths: list[int] = []
+        offset = 0
+        for line in raw:
+            size = len(line.encode("utf-8")) if not line.isascii() else len(line)
+            starts.append(offset)
+            lengths.append(size)
+            offset += size + 1
+            lines.append(line[:-1] if line.endswith("\r") else line)
+        return cls(lines=lines, starts=starts, raw_lengths=lengths)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def byte_span(self, start_line: int, end_line: int) -> tuple[int, int]:
+        """Byte offsets [start, end) of lines start..end (1-based inclusive)."""
+        return self.starts[start_line - 1], self.starts[end_line - 1] + self.raw_lengths[end_line - 1]
+
+    def slice(self, start_line: int, end_line: int) -> str:
+        """The original lines start..end joined with `\\n`."""
+        return "\n".join(self.lines[start_line - 1 : end_line])
+
+
+def is_code_line(line: str) -> bool:
+    """Non-blank and not a whole-line comment: the lines the coverage invariant is about."""
+    return bool(line.strip()) and not _COMMENT_LINE.match(line)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
