@@ -1,0 +1,304 @@
+"""The one entry point for the CLI, the web UI and the Discord bot: analyze, resume, report.
+
+`AnalysisService.create(settings)` opens the pools, applies migrations, sets up the
+LangGraph Postgres checkpointer and loads the embedding model and retriever once; every
+`analyze` then runs the compiled graph with `thread_id = run_id`. The score DB is the
+authority on chunk progress, so `resume` works from the checkpoint when there is one and
+from the DB alone when the crash came before the first checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import psycopg
+
+from agent.graph.context import GraphContext
+from agent.graph.events import ProgressEvent
+from agent.graph.nodes.common import error_text
+from agent.graph.report import build_report, run_status
+from agent.runs import RunStore
+from agent.runs.store import jsonable
+from agent.settings import Settings
+
+log = logging.getLogger(__name__)
+
+__all__ = ["AnalysisService", "ProgressEvent", "RunBusyError", "new_run_id"]
+
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+EVIDENCE_WINDOW = 4
+"""Chunks per pass with the evidence judge (CPU bound: a small window keeps per-chunk latency low)."""
+
+
+class RunBusyError(RuntimeError):
+    """Another process is working on this run right now."""
+
+
+def new_run_id() -> str:
+    """A fresh run id (never reused)."""
+    return uuid.uuid4().hex[:16]
+
+
+def check_run_id(run_id: str) -> str:
+    """Run ids are short printable tokens (they appear in URLs, Discord messages and file names)."""
+    if not _RUN_ID.match(run_id):
+        raise ValueError(f"bad run id {run_id!r}: use letters, digits, '_', '.', ':' or '-' (max 128)")
+    return run_id
+
+
+class AnalysisService:
+    """Runs analyses through the checkpointed graph and reads their reports."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        url: str,
+        pool: Any,
+        sync_pool: Any,
+        checkpointer: Any,
+        retriever: Any,
+        embedder: Any,
+        durability: str = "sync",
+    ) -> None:
+        self.settings = settings
+        self.url = url
+        self.pool = pool
+        self.sync_pool = sync_pool
+        self.checkpointer = checkpointer
+        self.retriever = retriever
+        self.embedder = embedder
+        self.durability = durability
+        self.store = RunStore(pool)
+        from agent.graph.graph import build_graph  # the nodes pull in parser, retriever and judges
+
+        self.graph = build_graph(checkpointer)
+        self._judges: dict[str, Any] = {}
+
+    @classmethod
+    async def create(
+        cls,
+        settings: Settings,
+        *,
+        checkpoint: bool = True,
+        durability: str = "sync",
+        embedder: Any = None,
+        reading_only: bool = False,
+    ) -> AnalysisService:
+        """Open pools, migrate, set up the checkpointer, load the embedder and retriever once.
+
+        `checkpoint=False` compiles the graph without a checkpointer (the bench's baseline;
+        resume then restarts from the score DB alone). `reading_only=True` skips the model
+        and retriever for report/list/export commands.
+        """
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+        from agent.embeddings import get_embedder
+        from agent.retrieve import Retriever
+        from agent.storage import connection, database_url, make_async_pool, make_pool, migrate
+
+        url = await asyncio.to_thread(database_url, settings)
+
+        def _migrate() -> None:
+            with connection(settings, url) as conn:
+                migrate(conn, settings)
+
+        await asyncio.to_thread(_migrate)
+        pool = await make_async_pool(settings, min_size=1, max_size=12, url=url)
+        sync_pool = await asyncio.to_thread(make_pool, settings, min_size=1, max_size=8, url=url)
+        saver = None
+        if checkpoint:
+            saver = AsyncPostgresSaver(pool)  # pool connections: autocommit, dict_row, prepare_threshold=0
+            await saver.setup()
+        retriever = None
+        if not reading_only:
+            if embedder is None:
+                embedder = await asyncio.to_thread(get_embedder, settings)
+            retriever = Retriever(settings, sync_pool, embedder=embedder)
+        return cls(
+            settings=settings, url=url, pool=pool, sync_pool=sync_pool, checkpointer=saver,
+            retriever=retriever, embedder=embedder, durability=durability,
+        )
+
+    # ---- running ---------------------------------------------------------------------------
+
+    async def analyze(
+        self,
+        intake: Any,
+        *,
+        run_id: str | None = None,
+        judge: str | None = None,
+        owner: str | None = None,
+        on_event: Callable[[ProgressEvent], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
+        """Analyze an `IntakeResult` (request + expansion); returns the report (CLI JSON shape)."""
+        run_id = check_run_id(run_id) if run_id else new_run_id()
+        kind = judge or self.settings.judge
+        self._judge(kind)  # fail fast on an unknown judge, before the run exists
+        await self.store.create_run(
+            run_id=run_id, request=intake.request, expansion=intake.expansion, owner=owner, judge_kind=kind
+        )
+        return await self._drive(run_id, {"run_id": run_id}, kind, on_event)
+
+    async def resume(
+        self, run_id: str, *, on_event: Callable[[ProgressEvent], Awaitable[None]] | None = None
+    ) -> dict[str, Any]:
+        """Continue a run at its first not-done chunk; in-flight and failed chunks go back to pending."""
+        run = await self.store.get_run(run_id)
+        if run is None:
+            raise KeyError(run_id)
+        if run["status"] == "completed":
+            return await build_report(self.store, run_id, live=False)
+        if await self.store.is_live(run_id):
+            raise RunBusyError(f"run {run_id} is being processed by another process")
+        await self.store.reset_in_flight(run_id)
+        await self.store.update_run(run_id, status="running", status_detail="resumed")
+        inp: dict[str, Any] | None = {"run_id": run_id}
+        if self.checkpointer is not None:
+            snapshot = await self.graph.aget_state(self._config(run_id))
+            if snapshot.next:
+                inp = None  # continue from the last checkpoint
+        return await self._drive(run_id, inp, run["judge_kind"], on_event)
+
+    async def _drive(
+        self,
+        run_id: str,
+        inp: dict[str, Any] | None,
+        kind: str,
+        on_event: Callable[[ProgressEvent], Awaitable[None]] | None,
+    ) -> dict[str, Any]:
+        lease = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        try:
+            if not await RunStore.acquire_lease(lease, run_id):
+                raise RunBusyError(f"run {run_id} is being processed by another process")
+            judge = self._judge(kind)
+            window = self.settings.llm_max_concurrency if kind == "llm" else EVIDENCE_WINDOW
+            ctx = GraphContext(
+                settings=self.settings, store=self.store, retriever=self.retriever, judge=judge,
+                fallback=self._judge("evidence"), on_event=on_event, window=max(1, window),
+            )
+            progress = await self.store.progress(run_id)
+            await ctx.emit(
+                ProgressEvent(run_id=run_id, kind="run_started", done=progress["done"], total=progress["total"])
+            )
+            try:
+                await self.graph.ainvoke(inp, config=self._config(run_id), context=ctx, durability=self.durability)
+            except asyncio.CancelledError:
+                await self._interrupt(run_id, "stopped before the end")
+                raise
+            except Exception as exc:
+                await self._interrupt(run_id, error_text(exc))
+                raise
+        finally:
+            await lease.close()
+        return await build_report(self.store, run_id, live=False)
+
+    async def _interrupt(self, run_id: str, why: str) -> None:
+        """A run that stops early stays resumable: chunks in flight become `stopped`."""
+        await self.store.stop_in_flight(run_id)
+        await self.store.update_run(run_id, status="interrupted", status_detail=why)
+
+    def _judge(self, kind: str) -> Any:
+        if kind not in self._judges:
+            from agent.judge import make_judge
+
+            self._judges[kind] = make_judge(self.settings, kind)
+        return self._judges[kind]
+
+    @staticmethod
+    def _config(run_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": run_id}, "recursion_limit": 1_000_000}
+
+    # ---- reading ---------------------------------------------------------------------------
+
+    async def report(self, run_id: str) -> dict[str, Any]:
+        """The report of a stored run (raises KeyError if unknown)."""
+        return await build_report(self.store, run_id)
+
+    async def list_runs(self, *, owner: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """Newest first: run_id, owner, status, created_at, source, verdict label, done/total."""
+        rows = await self.store.list_runs(owner=owner, limit=limit)
+        out = []
+        for r in rows:
+            live = await self.store.is_live(r["run_id"]) if r["status"] == "running" else False
+            out.append(
+                jsonable(
+                    {
+                        "run_id": r["run_id"], "project_id": r["project_id"], "owner": r["owner"],
+                        "status": run_status(r, live), "created_at": r["created_at"], "source": r["source"],
+                        "source_origin": r["source_origin"], "prompt": r["prompt"], "judge": r["judge_kind"],
+                        "verdict": r["verdict_label"], "done": int(r["done"]), "failed": int(r["failed"]),
+                        "total": int(r["total"]),
+                    }
+                )
+            )
+        return out
+
+    async def interrupted_runs(self, *, owner: str | None = None) -> list[str]:
+        """Runs that stopped before the end (killed, cancelled, crashed) and can be resumed."""
+        out = []
+        for run_id in await self.store.unfinished_runs(owner=owner):
+            run = await self.store.get_run(run_id)
+            if run is None:
+                continue
+            live = await self.store.is_live(run_id) if run["status"] == "running" else False
+            if run_status(run, live) == "interrupted":
+                out.append(run_id)
+        return out
+
+    async def export_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """Per-chunk results as training records (one dict per done chunk); KeyError if unknown."""
+        run = await self.store.get_run(run_id)
+        if run is None:
+            raise KeyError(run_id)
+        rows = await self.store.chunk_rows(run_id)
+        out = []
+        for r in rows:
+            if r["status"] != "done":
+                continue
+            out.append(
+                jsonable(
+                    {
+                        "run_id": run_id, "project_id": run["project_id"], "prompt": run["prompt"],
+                        "intent": run.get("intent"), "chunk_id": r["chunk_id"], "chunk_order": r["chunk_order"],
+                        "source_file": r["source_file"], "chunk_kind": r["chunk_kind"],
+                        "start_line": r["start_line"], "end_line": r["end_line"], "chunk_sha256": r["sha256"],
+                        "code_text": r["code_text"], "query_terms": r["query_terms"], "evidence": r["evidence"],
+                        "retrieval_scores": r["retrieval_scores"], "judgment": r["judgment"],
+                        "judge_kind": r["judge_kind"], "model": r["model"], "prompt_version": r["prompt_version"],
+                        "fallback_reason": r["fallback_reason"], "validation_failures": r["validation_failures"],
+                        "attempts": r["attempts"], "completed_at": r["completed_at"],
+                    }
+                )
+            )
+        return out
+
+    async def kb_counts(self) -> dict[str, int]:
+        """Rows per knowledge-base table (an empty KB still works, with no evidence)."""
+        counts = {}
+        async with self.pool.connection() as conn:
+            for table in ("docs_chunks", "api_mapping", "label_prototypes"):
+                row = await (await conn.execute(f"SELECT count(*) AS n FROM godot_rag.{table}")).fetchone()  # noqa: S608
+                counts[table] = int(row["n"])
+        return counts
+
+    async def close(self) -> None:
+        """Close judges, pools and connections."""
+        for judge in self._judges.values():
+            closer = getattr(judge, "aclose", None)
+            if closer is not None:
+                await closer()
+        self._judges.clear()
+        await self.pool.close()
+        await asyncio.to_thread(self.sync_pool.close)
+
+    async def __aenter__(self) -> AnalysisService:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,220 @@
+"""Aggregation rules: chunk signals -> project verdict, migration items, project.godot signal.
+
+Pure functions over score-DB rows, so they are unit-testable and the same rules serve the
+graph's aggregate node and reports of unfinished runs. File names never decide anything:
+only the judged chunk signals count, and project.godot's config is reported beside them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agent.models import Expansion
+
+_CONFIG_VERSION = re.compile(r"^\s*config_version\s*=\s*(\d+)", re.MULTILINE)
+_FEATURES = re.compile(r"^\s*config/features\s*=\s*PackedStringArray\((.*)\)", re.MULTILINE)
+_QUOTED = re.compile(r'"([^"]*)"')
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def project_signals(expansion: Expansion) -> dict[str, Any]:
+    """config_version / features of the project's project.godot (shallowest one), or {}."""
+    configs = [f for f in expansion.included if f.path.rsplit("/", 1)[-1] == "project.godot" and f.text]
+    if not configs:
+        return {}
+    f = min(configs, key=lambda x: (x.path.count("/"), x.path))
+    text = f.text or ""
+    out: dict[str, Any] = {"file": f.path, "config_version": None, "features": [], "suggests": "unknown"}
+    m = _CONFIG_VERSION.search(text)
+    if m:
+        version = int(m.group(1))
+        out["config_version"] = version
+        # Godot 4.x writes config_version=5; Godot 3.x writes 4 (older versions less).
+        out["suggests"] = "godot4" if version >= 5 else "godot3"
+    feats = _FEATURES.search(text)
+    if feats:
+        out["features"] = _QUOTED.findall(feats.group(1))
+        if any(x[:2] == "4." for x in out["features"]):
+            out["suggests"] = "godot4"
+    out["note"] = "project.godot is a separate signal; it never decides the verdict alone"
+    return out
+
+
+def signal_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """godot3 / godot4 / neutral counts over done chunks."""
+    counts = {"godot3": 0, "godot4": 0, "neutral": 0}
+    for r in rows:
+        if r.get("status") == "done" and r.get("version_signal") in counts:
+            counts[r["version_signal"]] += 1
+    return counts
+
+
+def decide_label(code_counts: Mapping[str, int]) -> str:
+    """godot3 | godot4 | mixed | ambiguous from code-chunk signals (some godot3 in godot4 -> mixed)."""
+    g3, g4 = code_counts.get("godot3", 0), code_counts.get("godot4", 0)
+    if g3 == 0 and g4 == 0:
+        return "ambiguous"
+    if g4 == 0:
+        return "godot3"
+    if g3 == 0:
+        return "godot4"
+    return "mixed"
+
+
+def migration_items(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One item per suggested change of a done chunk: file:lines, old -> new, evidence link."""
+    items: list[dict[str, Any]] = []
+    for r in rows:
+        j = r.get("judgment") or {}
+        if r.get("status") != "done" or not j.get("migration_required"):
+            continue
+        changes = j.get("suggested_changes") or []
+        if not changes:
+            items.append(
+                {
+                    "source_file": r["source_file"], "start_line": r["start_line"], "end_line": r["end_line"],
+                    "old": None, "new": None, "change_type": j.get("label"), "docs_url": None,
+                    "evidence_id": (j.get("evidence_ids") or [None])[0], "chunk_id": r["chunk_id"],
+                }
+            )
+        for c in changes:
+            items.append(
+                {
+                    "source_file": r["source_file"], "start_line": r["start_line"], "end_line": r["end_line"],
+                    "old": c.get("old"), "new": c.get("new"), "change_type": c.get("change_type"),
+                    "docs_url": c.get("docs_url"), "evidence_id": c.get("evidence_id"), "chunk_id": r["chunk_id"],
+                }
+            )
+    return items
+
+
+def compute_verdict(
+    rows: list[Mapping[str, Any]],
+    files: list[Mapping[str, Any]],
+    signals: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The verdict object of the report; withheld (ambiguous, complete=false) until every chunk is done."""
+    counts = signal_counts(rows)
+    config_files = {f["path"] for f in files if f.get("kind") == "project_config"}
+    code_counts = signal_counts(r for r in rows if r["source_file"] not in config_files)
+    missing = [r for r in rows if r.get("status") != "done"]
+    complete = not missing
+    items = migration_items(rows)
+    excluded = [{"path": f["path"], "reason": f["reason"]} for f in files if not f.get("included")]
+    label = decide_label(code_counts) if complete else "ambiguous"
+    migration = complete and any(
+        (r.get("judgment") or {}).get("migration_required") for r in rows if r.get("status") == "done"
+    )
+    summary = _summary(label, counts, items, excluded, signals or {}, missing, complete)
+    return {
+        "label": label,
+        "migration_required": bool(migration),
+        "counts": counts,
+        "summary": summary,
+        "complete": complete,
+        "missing": [
+            {"chunk_id": r["chunk_id"], "source_file": r["source_file"], "start_line": r["start_line"],
+             "end_line": r["end_line"], "status": r.get("status"), "error": r.get("error")}
+            for r in missing
+        ],
+    }
+
+
+def _lines(item: Mapping[str, Any]) -> str:
+    a, b = item["start_line"], item["end_line"]
+    return f"{item['source_file']}:{a}" if a == b else f"{item['source_file']}:{a}-{b}"
+
+
+def _summary(
+    label: str,
+    counts: Mapping[str, int],
+    items: list[dict[str, Any]],
+    excluded: list[dict[str, Any]],
+    signals: Mapping[str, Any],
+    missing: list[Mapping[str, Any]],
+    complete: bool,
+) -> str:
+    parts: list[str] = []
+    if complete:
+        parts.append(
+            f"Verdict {label}: {counts['godot3']} chunk(s) signal Godot 3, {counts['godot4']} Godot 4, "
+            f"{counts['neutral']} neutral."
+        )
+    else:
+        failed = [m for m in missing if m.get("status") == "failed"]
+        parts.append(
+            f"Verdict withheld: {len(missing)} chunk(s) not done ({len(failed)} failed). "
+            f"So far {counts['godot3']} Godot 3, {counts['godot4']} Godot 4, {counts['neutral']} neutral."
+        )
+        for m in failed[:5]:
+            parts.append(f"  failed {_lines(m)}: {m.get('error') or 'unknown error'}")
+    if items:
+        parts.append(f"Migration items ({len(items)}):")
+        for it in items:
+            change = f"{it['old']} -> {it['new'] or '(removed)'}" if it["old"] else (it["change_type"] or "change")
+            link = it["docs_url"] or it["evidence_id"] or ""
+            parts.append(f"  {_lines(it)}: {change}" + (f" [{link}]" if link else ""))
+    elif complete:
+        parts.append("No migration needed.")
+    if signals.get("config_version") is not None or signals.get("features"):
+        feats = ", ".join(signals.get("features") or []) or "none"
+        parts.append(
+            f"project.godot (separate signal): config_version={signals.get('config_version')}, "
+            f"features: {feats} -> suggests {signals.get('suggests')}."
+        )
+    if excluded:
+        parts.append(f"Excluded files ({len(excluded)}):")
+        for e in excluded:
+            parts.append(f"  {e['path']}: {e['reason']}")
+    return "\n".join(parts)
+
+
+def suggested_snippet(text: str, rows: list[Mapping[str, Any]]) -> str | None:
+    """The snippet with the suggested changes applied (whole-identifier renames, chunk rewrites)."""
+    changed = False
+    out = text
+    for r in rows:
+        j = r.get("judgment") or {}
+        if r.get("status") != "done" or not j.get("migration_required"):
+            continue
+        code = r.get("code_text") or ""
+        if j.get("suggested_code") and code and code in out:
+            out = out.replace(code, j["suggested_code"].rstrip("\n"), 1)
+            changed = True
+            continue
+        for c in j.get("suggested_changes") or []:
+            old, new = c.get("old") or "", c.get("new") or ""
+            if _IDENT.match(old) and _IDENT.match(new):
+                replaced = re.sub(rf"(?<![\w.\"']){re.escape(old)}(?![\w\"'])", new, out)
+                changed = changed or replaced != out
+                out = replaced
+    return out if changed else None
+
+
+def direct_answer(text: str, rows: list[Mapping[str, Any]], verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """A short answer for a single pasted snippet, with suggested code when a migration applies."""
+    items = migration_items(rows)
+    label = verdict.get("label")
+    if not verdict.get("complete", True):
+        answer = "The analysis is not complete yet; see the chunk statuses."
+    elif label == "godot3":
+        answer = "This is Godot 3 code; it needs changes for Godot 4."
+    elif label == "godot4":
+        answer = "This is valid Godot 4 code." + (" Some changes are suggested." if items else " No migration needed.")
+    elif label == "mixed":
+        answer = "This mixes Godot 3 and Godot 4 code; the Godot 3 parts need migrating."
+    else:
+        answer = "There is no clear Godot 3 or Godot 4 signal in this snippet."
+    if items:
+        answer += " " + "; ".join(
+            f"line {it['start_line']}: {it['old']} -> {it['new'] or '(removed)'}" for it in items if it["old"]
+        )
+    return {
+        "answer": answer.strip(),
+        "label": label,
+        "migration_required": bool(verdict.get("migration_required")),
+        "suggested_code": suggested_snippet(text, rows) if items else None,
+        "changes": items,
+    }
