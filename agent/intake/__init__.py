@@ -1,1 +1,169 @@
-"""intake package."""
+"""Source intake: snippets, uploads, zips, local directories and GitHub repos -> `IntakeResult`.
+
+Every entry point returns the `AnalysisRequest` (prompt kept apart from the code) and the
+`Expansion` (every file, in sorted path order, included or excluded with a reason). Bad
+input raises `IntakeError`, whose message is meant for the user. Nothing is left on disk.
+
+`AnalysisRequest.source_kind` is the single file's kind, or `unknown` for multi-file projects.
+`source_sha256` is the text's sha256 for a single file or paste, the archive bytes' sha256 for
+a zip, and a manifest hash (paths + file hashes) for directories and clones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from agent.intake.archive import open_zip, zip_entries
+from agent.intake.errors import IntakeError
+from agent.intake.expand import Entry, build_expansion, check_counts, manifest_sha256, project_id_for, safe_relative
+from agent.intake.github import GithubTarget, clone_entries, parse_github_url
+from agent.intake.local import directory_entries
+from agent.intake.snippet import check_paste, snippet_entries
+from agent.models import AnalysisRequest, Expansion, SourceKind, SourceOrigin
+from agent.settings import Settings
+
+__all__ = [
+    "GithubTarget", "IntakeError", "IntakeResult", "intake_directory", "intake_github", "intake_snippet",
+    "intake_target", "intake_uploads", "intake_zip", "parse_github_url",
+]
+
+
+@dataclass(frozen=True)
+class IntakeResult:
+    """What the user asked (`request`) and what will be analysed (`expansion`)."""
+
+    request: AnalysisRequest
+    expansion: Expansion
+
+    @property
+    def project_id(self) -> str:
+        return self.request.project_id
+
+
+def _result(
+    expansion: Expansion, *, prompt: str, source: str, source_file: str, origin: SourceOrigin,
+    source_sha256: str | None = None, kind: SourceKind | None = None,
+) -> IntakeResult:
+    included = expansion.included
+    if kind is None:
+        kind = included[0].kind if len(included) == 1 else "unknown"
+    if source_sha256 is None:
+        source_sha256 = included[0].sha256 if len(included) == 1 and included[0].sha256 else manifest_sha256(expansion)
+    request = AnalysisRequest(
+        prompt=prompt, source=source, source_kind=kind, project_id=project_id_for(expansion),
+        source_file=source_file, source_sha256=source_sha256, source_origin=origin,
+    )
+    return IntakeResult(request=request, expansion=expansion)
+
+
+def intake_snippet(
+    text: str, *, prompt: str = "", settings: Settings, language_hint: str | None = None
+) -> IntakeResult:
+    """A pasted snippet (fences stripped) or a pasted `# path` expansion of a project."""
+    check_paste(text, settings)
+    entries, kind, name = snippet_entries(text, language_hint=language_hint)
+    check_counts(len(entries), sum(e.size for e in entries), settings, what="the pasted text")
+    expansion = build_expansion(entries, settings, what="the pasted text")
+    sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if len(expansion.included) == 1 and expansion.included[0].path.startswith("pasted://"):
+        sha = expansion.included[0].sha256 or sha  # the trace's sha must equal the expanded block's
+    return _result(expansion, prompt=prompt, source=text, source_file=name, origin="pasted_snippet",
+                   source_sha256=sha, kind=kind if len(expansion.included) == 1 else "unknown")
+
+
+def intake_zip(data: bytes, *, name: str, prompt: str = "", settings: Settings) -> IntakeResult:
+    """An uploaded zip, expanded in memory (a single top folder is stripped)."""
+    if not data:
+        raise IntakeError(f"Refused {name}: the archive is empty.")
+    with open_zip(data, name=name) as zf:
+        entries = zip_entries(zf, settings, name=name)
+        expansion = build_expansion(entries, settings, what=name)
+    return _result(expansion, prompt=prompt, source=name, source_file=name, origin="uploaded_zip",
+                   source_sha256=hashlib.sha256(data).hexdigest())
+
+
+def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings: Settings) -> IntakeResult:
+    """Uploaded files; a `.zip` among them is expanded (under its own folder if not alone)."""
+    if not files:
+        raise IntakeError("No files were uploaded.")
+    total = sum(len(data) for _, data in files)
+    check_counts(len(files), total, settings, what="the upload")
+    zips = [(n, d) for n, d in files if n.lower().endswith(".zip")]
+    if len(files) == 1 and zips:
+        return intake_zip(zips[0][1], name=safe_relative(zips[0][0], where="the upload"), prompt=prompt,
+                          settings=settings)
+    entries: list[Entry] = []
+    opened = []
+    try:
+        for name, data in files:
+            rel = safe_relative(name, where="the upload")
+            if rel.lower().endswith(".zip"):
+                zf = open_zip(data, name=rel)
+                opened.append(zf)
+                entries += zip_entries(zf, settings, name=rel, prefix=PurePosixPath(rel).stem + "/")
+            else:
+                entries.append(Entry(rel, len(data), read=lambda d=data: d))
+        check_counts(len(entries), total, settings, what="the upload")
+        expansion = build_expansion(entries, settings, what="the upload")
+    finally:
+        for zf in opened:
+            zf.close()
+    names = ", ".join(safe_relative(n, where="the upload") for n, _ in files)
+    origin: SourceOrigin = "uploaded_zip" if zips else "uploaded_file"
+    source_file = safe_relative(files[0][0], where="the upload") if len(files) == 1 else names[:200]
+    return _result(expansion, prompt=prompt, source=names, source_file=source_file, origin=origin)
+
+
+def intake_directory(path: Path, *, prompt: str = "", settings: Settings) -> IntakeResult:
+    """A local project folder (CLI only); symlinks are never followed."""
+    path = Path(path)
+    what = str(path)
+    entries = directory_entries(path, settings, what=what)
+    expansion = build_expansion(entries, settings, what=what)
+    return _result(expansion, prompt=prompt, source=str(path), source_file=str(path), origin="local_directory")
+
+
+def intake_github(
+    url: str, *, prompt: str = "", settings: Settings, origin_for_tests: str | None = None
+) -> IntakeResult:
+    """A public GitHub repository (optionally a ref and subfolder), cloned shallow and sparse.
+
+    `origin_for_tests` replaces the clone origin (e.g. a local `file://` repo) after the URL
+    has passed the real validator; it exists for tests only.
+    """
+    target = parse_github_url(url)
+    entries = clone_entries(target, settings, origin_for_tests=origin_for_tests)
+    expansion = build_expansion(entries, settings, what=target.url)
+    return _result(expansion, prompt=prompt, source=url, source_file=target.url, origin="github")
+
+
+def intake_target(
+    target: str, *, prompt: str = "", settings: Settings, stdin_text: str | None = None
+) -> IntakeResult:
+    """CLI dispatcher: `-` (stdin snippet), a directory, a `.zip`, a file, or a GitHub URL."""
+    target = (target or "").strip()
+    if target == "-":
+        text = stdin_text if stdin_text is not None else sys.stdin.read()
+        return intake_snippet(text, prompt=prompt, settings=settings)
+    if "://" in target or target.startswith("git@") or target.lower().startswith(("github.com/", "www.github.com/")):
+        return intake_github(target, prompt=prompt, settings=settings)
+    path = Path(target).expanduser()
+    if path.is_symlink():
+        raise IntakeError(f"Refused {target}: symbolic links are not followed.")
+    if path.is_dir():
+        return intake_directory(path, prompt=prompt, settings=settings)
+    if path.is_file():
+        size = path.stat().st_size
+        if path.suffix.lower() == ".zip":
+            if size > settings.max_total_bytes:
+                raise IntakeError(f"Refused {target}: {size:,} bytes is over the total size limit "
+                                  f"of {settings.max_total_bytes:,} bytes.")
+            return intake_zip(path.read_bytes(), name=path.name, prompt=prompt, settings=settings)
+        if size > settings.max_file_bytes:
+            raise IntakeError(f"Refused {target}: {size:,} bytes is over the file size limit "
+                              f"of {settings.max_file_bytes:,} bytes.")
+        return intake_uploads([(path.name, path.read_bytes())], prompt=prompt, settings=settings)
+    raise IntakeError(f"{target!r} is not a file, a directory, '-' (stdin) or a https://github.com/ URL.")

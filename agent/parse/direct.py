@@ -107,7 +107,7 @@ def chunk_direct(path: str, text: str) -> list[dict[str, Any]]:
         blocks = [(0, len(lines) - 1, "text", "")]
     else:
         blocks = _blocks(lines)
-    is_project = p.name == "project.godot"
+    is_project = p.name == "project.godot" or suffix == ".godot"
     summary = _project_summary(lines) if is_project else None
 
     drafts: list[dict[str, Any]] = []
