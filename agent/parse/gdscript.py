@@ -148,7 +148,9 @@ def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: in
             lead_last = last
             lead_notes.append(text.strip())
             continue
-        if t == "ERROR":
+        is_tool = t == "expression_statement" and node.text is not None and node.text.strip() == b"tool"
+        if t == "ERROR" or (t not in _DECL_NODES and t not in _KIND_OF and not is_tool):
+            # broken, or a statement that is not valid at class level
             sub = _error_region(row, last, parsed_lines, depth)
             if lead is not None:
                 sub[0].start = lead
@@ -163,10 +165,8 @@ def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: in
             kind, status = "tool", "ok"
         elif t in _DECL_NODES:
             kind, status = "declaration_group", "partial" if node.has_error else "ok"
-        elif t in _KIND_OF:
-            kind, status = _KIND_OF[t], "partial" if node.has_error else "ok"
         else:
-            kind, status = "unparsed", "error"  # a statement that is not valid at class level
+            kind, status = _KIND_OF[t], "partial" if node.has_error else "ok"
         start = row
         if lead is not None:
             # comments/annotations directly above belong to this declaration (a blank line breaks it)
@@ -194,15 +194,15 @@ def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: in
 
 
 def _merge(prev: Piece, piece: Piece) -> None:
+    """Fold a piece that shares lines with the previous one into it (one line, one chunk)."""
     prev.end = max(prev.end, piece.end)
     prev.node_kinds += piece.node_kinds
     prev.declared += piece.declared
     prev.notes += piece.notes
-    rank = {"ok": 0, "partial": 1, "error": 2}
-    if rank[piece.status] > rank[prev.status]:
-        prev.status = piece.status if prev.kind != "unparsed" or piece.status == "error" else prev.status
-    if prev.kind == "unparsed" and piece.kind != "unparsed":
-        prev.status = "partial"
+    if prev.kind == "unparsed":
+        prev.status = "error"
+    elif piece.status != "ok" or prev.status != "ok":
+        prev.status = "partial"  # a declaration with broken lines folded in
 
 
 def _cover(pieces: list[Piece], lines: Lines) -> list[Piece]:

@@ -2,7 +2,7 @@
 
 Chunks are cut on whole lines. Spans are 1-based inclusive lines of the file itself and byte
 offsets [start, end) into the UTF-8 encoding of `SourceFile.text` (BOM already stripped, CRLF
-kept; the end excludes the final line's `\\n`), so a span always points back at the user's bytes.
+kept; the end excludes the final line's `\\r\\n` or `\\n`), so a span always points back at the user's bytes.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ _COMMENT_LINE = re.compile(r"^\s*(#|;)")
 
 @dataclass(frozen=True)
 class Lines:
-    """A file split into lines (CR of CRLF dropped), with the byte offset and length of each raw line."""
+    """A file split into lines (CR of CRLF dropped), with each line's byte offset and length (CR excluded)."""
 
     lines: list[str]
     starts: list[int]
-    raw_lengths: list[int]
+    lengths: list[int]
 
     @classmethod
     def of(cls, text: str) -> Lines:
@@ -34,17 +34,19 @@ class Lines:
         for line in raw:
             size = len(line.encode("utf-8")) if not line.isascii() else len(line)
             starts.append(offset)
-            lengths.append(size)
             offset += size + 1
-            lines.append(line[:-1] if line.endswith("\r") else line)
-        return cls(lines=lines, starts=starts, raw_lengths=lengths)
+            if line.endswith("\r"):
+                line, size = line[:-1], size - 1
+            lengths.append(size)
+            lines.append(line)
+        return cls(lines=lines, starts=starts, lengths=lengths)
 
     def __len__(self) -> int:
         return len(self.lines)
 
     def byte_span(self, start_line: int, end_line: int) -> tuple[int, int]:
         """Byte offsets [start, end) of lines start..end (1-based inclusive)."""
-        return self.starts[start_line - 1], self.starts[end_line - 1] + self.raw_lengths[end_line - 1]
+        return self.starts[start_line - 1], self.starts[end_line - 1] + self.lengths[end_line - 1]
 
     def slice(self, start_line: int, end_line: int) -> str:
         """The original lines start..end joined with `\\n`."""

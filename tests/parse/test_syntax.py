@@ -1,0 +1,127 @@
+"""Godot 3 and Godot 4 syntax both chunk correctly, with the AST facts the judge reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.parse import chunk_file
+from tests.parse.helpers import assert_coverage, source
+
+SYNTAX = Path(__file__).resolve().parents[1] / "fixtures" / "projects" / "syntax"
+
+
+def _by_id(chunks):
+    return {c.chunk_id.split(":", 1)[1]: c for c in chunks}
+
+
+def test_godot3_file_chunks():
+    text = (SYNTAX / "godot3_all.gd").read_text()
+    chunks = chunk_file(source("walker.gd", text))
+    assert_coverage(text, chunks)
+    ids = [c.chunk_id.split(":", 1)[1] for c in chunks]
+    assert ids == [
+        "tool:1", "class_extends:1", "class_name:Walker", "signal:landed", "declaration_group:max_hp",
+        "declaration_group:JUMP", "enum:Mood", "function:sync_position", "function:announce",
+        "function:take_hit", "declaration_group:remote_pos", "function:set_hp", "function:get_hp",
+        "function:_physics_process", "function:helper", "inner_class:Inner",
+    ]
+    assert all(c.parse_status == "ok" for c in chunks), [(c.chunk_id, c.parse_status) for c in chunks]
+    by = _by_id(chunks)
+    assert by["tool:1"].extra["syntax"]["tool"]
+    decl = by["declaration_group:max_hp"]
+    assert (decl.span.start_line, decl.span.end_line) == (7, 10)
+    s = decl.extra["syntax"]
+    assert s["export_keyword"] and s["onready_keyword"] and s["setget"]
+    assert decl.extra["declared_names"] == ["max_hp", "gravity", "body_sprite", "hp"]
+    assert by["function:sync_position"].extra["syntax"]["rpc_keyword"] == "remote"
+    announce = by["function:announce"]  # `sync func` is rejected by the grammar; recovered by us
+    assert announce.extra["syntax"]["rpc_keyword"] == "sync"
+    assert announce.extra["recovered"] == ["sync keyword"]
+    assert announce.code_text.startswith("sync func announce(msg):")
+    assert by["function:take_hit"].extra["syntax"]["rpc_keyword"] == "master"
+    assert by["declaration_group:remote_pos"].extra["syntax"]["rpc_keyword"] == "puppet"
+    phys = by["function:_physics_process"]
+    ps = phys.extra["syntax"]
+    assert ps["yield"] and ps["string_connect"] and not ps["await"]
+    for api in ("move_and_slide", "yield", "create_timer", "emit_signal", "connect", "Color8", "Vector2.UP"):
+        assert api in phys.api_call_candidates, api
+    assert "Body/Sprite" in phys.reference_candidates
+    assert "KinematicBody2D" in phys.surrounding_context
+    assert "var gravity" in phys.surrounding_context  # class-level declaration the function uses
+    assert by["inner_class:Inner"].symbol_candidates == ["Reference"]
+    assert "res://icons/walker.svg" in by["class_name:Walker"].reference_candidates
+
+
+def test_godot4_file_chunks():
+    text = (SYNTAX / "godot4_all.gd").read_text()
+    chunks = chunk_file(source("runner.gd", text))
+    assert_coverage(text, chunks)
+    ids = [c.chunk_id.split(":", 1)[1] for c in chunks]
+    assert ids == [
+        "tool:1", "class_extends:1", "class_name:Runner", "signal:landed", "declaration_group:max_hp",
+        "declaration_group:JUMP", "enum:Mood", "function:sync_position", "function:_physics_process",
+        "function:_ready", "function:helper", "inner_class:Inner",
+    ]
+    assert all(c.parse_status == "ok" for c in chunks), [(c.chunk_id, c.parse_status) for c in chunks]
+    by = _by_id(chunks)
+    decl = by["declaration_group:max_hp"]
+    assert (decl.span.start_line, decl.span.end_line) == (7, 16)
+    s = decl.extra["syntax"]
+    assert s["annotations"] == ["@export", "@export_range", "@onready"]
+    assert s["property_accessors"] and s["typed_array"] and s["unique_node"]
+    assert not s["export_keyword"] and not s["onready_keyword"] and not s["setget"]
+    rpc = by["function:sync_position"]
+    assert rpc.span.start_line == 22 and rpc.code_text.startswith('@rpc("any_peer", "call_local")')
+    assert rpc.extra["leading_annotations"] == ['@rpc("any_peer", "call_local")']
+    phys = by["function:_physics_process"]
+    assert phys.span.start_line == 26  # the standalone @warning_ignore line belongs to the function
+    ps = phys.extra["syntax"]
+    assert ps["await"] and ps["lambda"] and ps["callable_connect"] and ps["unique_node"] and not ps["yield"]
+    assert phys.extra["recovered"] == ["$% unique node path"]
+    assert "$%ScoreLabel" in phys.reference_candidates
+    assert "landed.connect" in phys.api_call_candidates and "move_and_slide" in phys.api_call_candidates
+    assert by["function:_ready"].extra["syntax"]["super_call"]
+    assert "x" in phys.extra["declared_names"]  # lambda parameter is a user name
+
+
+def test_identifiers_skip_comments_and_strings():
+    text = 'extends Node\n\nfunc f():\n\t# yield(KinematicBody2D)\n\tprint("yield setget Tween")\n\tvar my_tween = 1\n'
+    chunks = chunk_file(source("c.gd", text))
+    fn = chunks[-1]
+    assert "KinematicBody2D" not in fn.extra["identifiers"]
+    assert "Tween" not in fn.extra["identifiers"] and "setget" not in fn.extra["identifiers"]
+    assert not fn.extra["syntax"]["yield"] and not fn.extra["syntax"]["setget"]
+    assert "my_tween" in fn.extra["declared_names"] and "print" in fn.extra["identifiers"]
+    assert "# yield(KinematicBody2D)" in fn.code_text  # comments kept in code_text
+
+
+def test_godot4_class_name_extends_one_line_and_static_var():
+    text = "class_name Thing extends Node2D\n\nstatic var count := 0\n\nfunc _init():\n\tcount += 1\n"
+    chunks = chunk_file(source("t.gd", text))
+    assert [c.chunk_kind for c in chunks] == ["class_name", "declaration_group", "function"]
+    assert "Node2D" in chunks[0].symbol_candidates
+
+
+def test_broken_indented_line_makes_function_partial():
+    text = "extends Node\n\nfunc a():\n\tpass\n  )) broken ((\n\nfunc b():\n\treturn 1\n"
+    chunks = chunk_file(source("b.gd", text))
+    assert_coverage(text, chunks)
+    kinds = [(c.chunk_kind, c.name, c.parse_status) for c in chunks]
+    assert kinds == [("class_extends", "Node", "ok"), ("function", "a", "partial"), ("function", "b", "ok")]
+
+
+def test_broken_region_becomes_unparsed_and_following_code_is_recovered():
+    text = "extends Node\n\nfunc a():\n\tpass\n)) broken ((\n\nfunc b():\n\treturn 1\n"
+    chunks = chunk_file(source("b.gd", text))
+    assert_coverage(text, chunks)
+    kinds = [(c.chunk_kind, c.name, c.parse_status) for c in chunks]
+    assert ("unparsed", None, "error") in kinds
+    assert ("function", "b", "ok") in kinds
+    assert any(c.name == "a" for c in chunks)
+
+
+def test_dangling_annotation_and_top_level_statement_kept():
+    text = "extends Node\nprint('x')\n@export\n"
+    chunks = chunk_file(source("d.gd", text))
+    assert_coverage(text, chunks)
+    assert any(c.chunk_kind == "unparsed" for c in chunks)
