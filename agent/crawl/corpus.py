@@ -73,6 +73,23 @@ def load_previous_manifest(out_dir: Path) -> dict[str, PageRecord]:
     return out
 
 
+def load_previous_summary(out_dir: Path) -> dict[str, object]:
+    """summary.json of an earlier crawl, or {} (a damaged one is ignored: it only holds validators)."""
+    path = out_dir / "summary.json"
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def read_lines(path: Path) -> list[str] | None:
+    """Non-empty lines of a text file, or None when it does not exist."""
+    if not path.is_file():
+        return None
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def write_page(out_dir: Path, file: str, markdown: str) -> tuple[int, str]:
     """Write one page atomically; return (bytes, sha256)."""
     data = markdown.encode("utf-8")

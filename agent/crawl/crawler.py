@@ -112,6 +112,7 @@ async def crawl(config: CrawlConfig) -> CrawlReport:
     except OSError as exc:
         raise CrawlError(f"cannot create output directory {out_dir}: {exc}") from exc
     previous = corpus.load_previous_manifest(out_dir)
+    previous_summary = corpus.load_previous_summary(out_dir) if previous else {}
     policy = FetchPolicy(
         user_agent=config.user_agent,
         concurrency=config.concurrency,
@@ -123,7 +124,7 @@ async def crawl(config: CrawlConfig) -> CrawlReport:
     )
     async with Fetcher.client_for(policy) as client:
         fetcher = Fetcher(client, policy)
-        run = _Run(config, fetcher, previous)
+        run = _Run(config, fetcher, previous, previous_summary)
         await run.discover()
         await run.collect()
     return run.write(elapsed=time.monotonic() - started)
@@ -132,7 +133,13 @@ async def crawl(config: CrawlConfig) -> CrawlReport:
 class _Run:
     """State of one crawl: the schedule, the collected rows and the failures."""
 
-    def __init__(self, config: CrawlConfig, fetcher: Fetcher, previous: dict[str, PageRecord]) -> None:
+    def __init__(
+        self,
+        config: CrawlConfig,
+        fetcher: Fetcher,
+        previous: dict[str, PageRecord],
+        previous_summary: dict[str, object],
+    ) -> None:
         self.config = config
         self.base = config.base_url
         self.fetcher = fetcher
@@ -150,19 +157,46 @@ class _Run:
         self.fetched = 0
         self.not_modified = 0
         self.bar: tqdm | None = None
+        # ETag/Last-Modified of searchindex.js and documentation_options.js from the last crawl.
+        old = previous_summary.get("site_validators") if previous_summary.get("base_url") == self.base else None
+        self.old_validators: dict[str, list[str | None]] = old if isinstance(old, dict) else {}
+        self.site_validators: dict[str, list[str | None]] = {}
+        self.old_summary = previous_summary
+
+    async def _get_site_file(self, url: str) -> bytes | None:
+        """A site file, or None when the server confirms the copy the last crawl read is current (304)."""
+        old = self.old_validators.get(url) or [None, None]
+        fetched = await self.fetcher.get(url, html=False, validators=lambda _u: (old[0], old[1]))
+        self.site_validators[url] = [fetched.etag or old[0], fetched.last_modified or old[1]]
+        return None if fetched.not_modified else (fetched.body or b"")
 
     async def discover(self) -> None:
-        """Read the search index (required) and the project version (optional); seed the schedule."""
+        """Read the search index (required) and the project version (optional); seed the schedule.
+
+        On a re-crawl both are requested conditionally; a 304 reuses searchindex_urls.txt and the
+        previous godot_version, so an unchanged site costs no body downloads at all.
+        """
         index_url = self.base + "searchindex.js"
+        saved = corpus.read_lines(self.config.out_dir / "searchindex_urls.txt")
+        if saved is None:
+            self.old_validators.pop(index_url, None)
         try:
-            index = await self.fetcher.get(index_url, html=False)
+            body = await self._get_site_file(index_url)
         except PageError as exc:
             raise SearchIndexError(f"cannot read {index_url}: {exc}; is the base URL a Sphinx docs root?") from exc
-        names = parse_docnames((index.body or b"").decode("utf-8", errors="replace"))
-        self.searchindex_urls = list(dict.fromkeys(canonical(page_url(self.base, n)) for n in names))
+        if body is None and saved is not None:
+            self.searchindex_urls = saved
+        else:
+            names = parse_docnames((body or b"").decode("utf-8", errors="replace"))
+            self.searchindex_urls = list(dict.fromkeys(canonical(page_url(self.base, n)) for n in names))
+        options_url = self.base + "_static/documentation_options.js"
         try:
-            options = await self.fetcher.get(self.base + "_static/documentation_options.js", html=False)
-            self.godot_version = parse_version((options.body or b"").decode("utf-8", errors="replace"))
+            body = await self._get_site_file(options_url)
+            if body is None:
+                old_version = self.old_summary.get("godot_version")
+                self.godot_version = old_version if isinstance(old_version, str) else None
+            else:
+                self.godot_version = parse_version(body.decode("utf-8", errors="replace"))
         except PageError as exc:
             log.info("no documentation_options.js (%s); godot_version unknown", exc)
         for url in self.searchindex_urls:
@@ -236,7 +270,7 @@ class _Run:
         return prev
 
     async def _collect_one(self, url: str) -> None:
-        fetched = await self.fetcher.get(url, validators=self._validators)
+        fetched = await self.fetcher.get(url, validators=self._validators, within=self.base)
         final = canonical(fetched.final_url)
         if final != url:
             if not in_scope(self.base, final):
@@ -303,7 +337,7 @@ class _Run:
             "godot_version": self.godot_version,
             "crawled_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "user_agent": self.config.user_agent,
-            "target_pages": len(self.scheduled) - len(self.removed) - len(self.broken_links),
+            "target_pages": len(self.scheduled) - len(self.removed) - len(self.broken_links) - len(self.redirects),
             "searchindex_pages": len(self.searchindex_urls),
             "collected_pages": len(urls),
             "page_files": page_files,
@@ -318,6 +352,7 @@ class _Run:
             "stale_files_deleted": stale,
             "quality_gate": "pass" if not failed and not missing else "fail",
             "by_section": corpus.by_section(urls, lambda u: section_of(self.base, u)),
+            "site_validators": self.site_validators,
         }
         corpus.write_json(out / "summary.json", summary)
         return CrawlReport(

@@ -121,18 +121,21 @@ class Fetcher:
         parser = self._robots.get(_origin(url))
         return parser is None or parser.can_fetch(self.policy.user_agent, url)
 
-    async def get(self, url: str, *, html: bool = True, validators: Validators | None = None) -> Fetched:
+    async def get(
+        self, url: str, *, html: bool = True, validators: Validators | None = None, within: str | None = None
+    ) -> Fetched:
         """Fetch one URL with retries; raise PageError with a readable reason when it cannot be had.
 
         `validators(hop_url)` gives the (ETag, Last-Modified) of a saved copy of that URL, if any; they
         are sent as If-None-Match / If-Modified-Since on each hop, so a moved but unchanged page is a 304.
+        With `within`, a redirect to a URL outside that prefix fails instead of being followed.
         """
         await self.load_robots(url)
         attempts = 0
         while True:
             attempts += 1
             try:
-                return await self._follow(url, validators, html=html, attempts=attempts)
+                return await self._follow(url, validators, html=html, attempts=attempts, within=within)
             except _Retryable as exc:
                 if attempts > self.policy.max_retries:
                     raise PageError(f"{exc.reason} after {attempts} attempts", status=exc.status) from None
@@ -142,7 +145,9 @@ class Fetcher:
                 log.info("retrying %s in %.2fs: %s", url, wait, exc.reason)
                 await asyncio.sleep(wait)
 
-    async def _follow(self, url: str, validators: Validators | None, *, html: bool, attempts: int) -> Fetched:
+    async def _follow(
+        self, url: str, validators: Validators | None, *, html: bool, attempts: int, within: str | None
+    ) -> Fetched:
         chain = [url]
         current = url
         while True:
@@ -161,6 +166,8 @@ class Fetcher:
                 target = result
                 if target in chain:
                     raise PageError("redirect loop: " + " -> ".join([*chain, target]), status=None)
+                if within is not None and not target.startswith(within):
+                    raise PageError(f"redirected outside the docs: {url} -> {target}")
                 if len(chain) > self.policy.max_redirects:
                     raise PageError(f"more than {self.policy.max_redirects} redirects from {url}")
                 chain.append(target)
