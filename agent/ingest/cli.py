@@ -1,0 +1,139 @@
+"""`godot-rag ingest` and `godot-rag mapping list|approve|reject`."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+from pathlib import Path
+
+from agent.settings import Settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("ingest", help="build the knowledge base from the crawled Godot docs")
+    p.add_argument("--docs", type=Path, help="docs corpus dir (manifest.json + pages/); default ../shared/godot-docs")
+    p.add_argument("--renames", type=Path, help="renames_3_to_4.json; default ../shared/godot-data/renames_3_to_4.json")
+    p.add_argument("--out", type=Path, help="where the JSONL artifacts go; default $GODOT_RAG_HOME/kb")
+    p.add_argument("--force", action="store_true", help="ingest even if the crawl reports failed or missing pages")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_ingest)
+
+    m = subparsers.add_parser("mapping", help="review API mapping rules (Godot 3 -> 4)")
+    msub = m.add_subparsers(dest="mapping_command", metavar="ACTION", required=True)
+    ls = msub.add_parser("list", help="list mapping rules")
+    ls.add_argument("--status", choices=("candidate", "approved", "rejected"))
+    ls.add_argument("--limit", type=int, default=50)
+    ls.set_defaults(func=cmd_mapping_list)
+    ap = msub.add_parser("approve", help="approve a rule (records reviewer and time)")
+    ap.add_argument("id")
+    ap.add_argument("--by", help="reviewer name; default $USER")
+    ap.add_argument("--note", help="optional remark")
+    ap.set_defaults(func=cmd_mapping_approve)
+    rj = msub.add_parser("reject", help="reject a rule with a reason")
+    rj.add_argument("id")
+    rj.add_argument("--why", required=True, help="why the rule is wrong")
+    rj.add_argument("--by", help="reviewer name; default $USER")
+    rj.set_defaults(func=cmd_mapping_reject)
+
+
+def _reviewer(by: str | None) -> str:
+    if by:
+        return by
+    try:
+        return os.environ.get("USER") or getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from agent.ingest.corpus import CorpusError
+    from agent.ingest.pipeline import run_ingest
+    from agent.settings import default_docs_dir, default_renames_file
+
+    settings = Settings.from_env()
+    docs = args.docs or settings.docs_dir
+    if docs is None or not Path(docs).is_dir():
+        looked = args.docs or settings.docs_dir or default_docs_dir() or (Path(__file__).resolve().parents[2].parent / "shared" / "godot-docs")
+        print(
+            f"error: docs corpus not found (looked in {looked}). Pass --docs DIR or set GODOT_RAG_DOCS_DIR "
+            "to a directory holding manifest.json and pages/.",
+            file=sys.stderr,
+        )
+        return 2
+    renames = args.renames or settings.renames_file
+    if args.renames is not None and not Path(args.renames).is_file():
+        print(f"error: renames file not found: {args.renames}", file=sys.stderr)
+        return 2
+    if renames is None:
+        print(
+            f"warning: no renames file (looked in {default_renames_file() or '../shared/godot-data/renames_3_to_4.json'}); "
+            "converter rename tables are skipped",
+            file=sys.stderr,
+        )
+    try:
+        summary = run_ingest(
+            settings, docs_dir=Path(docs), renames_file=renames, out_dir=args.out, force=args.force,
+            progress=not args.no_progress,
+        )
+    except CorpusError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary.as_json(), indent=1, default=str))
+    else:
+        _print_summary(summary)
+    return 1 if summary.errors else 0
+
+
+def _print_summary(s) -> None:
+    print(f"pages: {s.pages} (changed {s.pages_changed}, unchanged {s.pages_unchanged}, removed {s.pages_removed})")
+    print(f"chunks: {s.chunks} (embedded now {s.chunks_embedded})")
+    print(f"api_mapping: {s.mappings} (embedded now {s.mappings_embedded})")
+    print(f"label_prototypes: {s.prototypes} (embedded now {s.prototypes_embedded})")
+    print(f"warnings: {len(s.warnings)}  errors: {len(s.errors)}  time: {s.seconds:.1f}s  artifacts: {s.out_dir}")
+    for e in s.errors[:20]:
+        print(f"  error: {e}")
+    for c in s.retrieval_checks:
+        mark = "ok " if c["ok"] else "MISSING"
+        print(f"  check {mark} {c['question']}: {len(c['mapping_hits'])} mapping hit(s), {len(c['docs_hits'])} docs hit(s)")
+
+
+def cmd_mapping_list(args: argparse.Namespace) -> int:
+    from agent.ingest.review import list_mappings
+    from agent.storage import connection
+
+    with connection(Settings.from_env()) as conn:
+        rows = list_mappings(conn, status=args.status, limit=args.limit)
+    for r in rows:
+        who = f" by {r['reviewed_by']} at {r['reviewed_at']:%Y-%m-%d %H:%M}" if r["reviewed_by"] else ""
+        print(f"{r['mapping_id']}\t{r['source_api']} -> {r['target_api'] or '(removed)'}\t{r['change_type']}\t"
+              f"{r['confidence']}\t{r['status']}{who}")
+    if not rows:
+        print("no mapping rows match", file=sys.stderr)
+    return 0
+
+
+def _review(args: argparse.Namespace, decision: str, note: str | None) -> int:
+    from agent.ingest.review import ReviewError, review_mapping
+    from agent.storage import connection
+
+    try:
+        with connection(Settings.from_env()) as conn:
+            row = review_mapping(conn, args.id, decision=decision, reviewer=_reviewer(args.by), note=note)
+    except ReviewError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{row['mapping_id']}: {row['status']} by {row['reviewed_by']} at {row['reviewed_at']:%Y-%m-%d %H:%M:%S %Z}")
+    return 0
+
+
+def cmd_mapping_approve(args: argparse.Namespace) -> int:
+    return _review(args, "approved", args.note)
+
+
+def cmd_mapping_reject(args: argparse.Namespace) -> int:
+    return _review(args, "rejected", args.why)
