@@ -25,8 +25,12 @@ __all__ = ["PARSER_VERSION", "chunk_file", "chunk_project", "cache_info", "clear
 def _drafts(file: SourceFile) -> list[dict[str, Any]]:
     text = file.text or ""
     if file.kind == "gdscript" or PurePosixPath(file.path).suffix.lower() == ".gd":
-        return chunk_gdscript(text)
-    return chunk_direct(PurePosixPath(file.path).name, text)
+        drafts = chunk_gdscript(text)
+    else:
+        drafts = chunk_direct(PurePosixPath(file.path).name, text)
+    for d in drafts:
+        d["sha256"] = sha256_text(d["code_text"])
+    return drafts
 
 
 def chunk_file(file: SourceFile) -> list[Chunk]:
@@ -37,10 +41,11 @@ def chunk_file(file: SourceFile) -> list[Chunk]:
     suffix = PurePosixPath(file.path).suffix.lower() or PurePosixPath(file.path).name
     key = (sha, f"{file.kind}{suffix}", PARSER_VERSION)
     drafts = cached_drafts(key, lambda: _drafts(file))
+    # model_construct: the drafts are built by our own chunkers, so validation would only cost time
     chunks = []
     for order, d in enumerate(drafts):
         chunks.append(
-            Chunk(
+            Chunk.model_construct(
                 chunk_id=f"{file.path}:{d['local_id']}",
                 chunk_order=order,
                 source_file=file.path,
@@ -48,14 +53,14 @@ def chunk_file(file: SourceFile) -> list[Chunk]:
                 chunk_kind=d["chunk_kind"],
                 node_kind=d["node_kind"],
                 name=d["name"],
-                span=Span(
+                span=Span.model_construct(
                     start_line=d["start_line"],
                     end_line=d["end_line"],
                     start_byte=d["start_byte"],
                     end_byte=d["end_byte"],
                 ),
                 code_text=d["code_text"],
-                sha256=sha256_text(d["code_text"]),
+                sha256=d["sha256"],
                 symbol_candidates=d["symbol_candidates"],
                 api_call_candidates=d["api_call_candidates"],
                 reference_candidates=d["reference_candidates"],

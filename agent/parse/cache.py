@@ -1,12 +1,14 @@
 """In-process cache of chunk drafts keyed by (source_sha256, source_kind, parser version).
 
 Drafts carry no path, so the same file under another prompt, upload or path is not parsed
-again. Bounded LRU so a long-running UI or bot process does not grow without limit.
+again. They are stored marshalled (C-speed, and every hit gets fresh objects, so a caller
+mutating its chunks can never change the cache). Bounded LRU so a long-running UI or bot
+process does not grow without limit.
 """
 
 from __future__ import annotations
 
-import copy
+import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -14,25 +16,27 @@ from typing import Any
 
 _MAX_ENTRIES = 4096
 _lock = threading.Lock()
-_entries: OrderedDict[tuple[str, str, str], list[dict[str, Any]]] = OrderedDict()
+_entries: OrderedDict[tuple[str, str, str], bytes] = OrderedDict()
 _stats = {"hits": 0, "misses": 0}
 
 
 def cached_drafts(key: tuple[str, str, str], build: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Return a private copy of the drafts for `key`, building them once."""
+    """Drafts for `key`, built once; the caller owns the returned objects."""
     with _lock:
         hit = _entries.get(key)
         if hit is not None:
             _entries.move_to_end(key)
             _stats["hits"] += 1
-            return copy.deepcopy(hit)
-        _stats["misses"] += 1
+    if hit is not None:
+        return marshal.loads(hit)  # type: ignore[no-any-return]
     drafts = build()
+    frozen = marshal.dumps(drafts)
     with _lock:
-        _entries[key] = drafts
+        _stats["misses"] += 1
+        _entries[key] = frozen
         while len(_entries) > _MAX_ENTRIES:
             _entries.popitem(last=False)
-    return copy.deepcopy(drafts)
+    return drafts
 
 
 def cache_info() -> dict[str, int]:

@@ -62,15 +62,12 @@ class _Unique:
 
 
 _UNIQUE = _Unique
-_CALL_CHAIN = re.compile(
-    r"(?<![\w.@])(?<!func )(?<!func\t)((?:\$%?[A-Za-z0-9_/%]+|%[A-Za-z_]\w*|[A-Za-z_]\w*)(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*\("
-)
+_CALL_CHAIN = re.compile(r"(?<![\w.@])(?<!func )((?:[$%][\w/%]+|[A-Za-z_]\w*)(?:\.\w+)*)\(")
 _METHOD_AFTER_CALL = re.compile(r"[)\]][ \t]*\.[ \t]*([A-Za-z_]\w*)[ \t]*\(")
-_CLASS_MEMBER = re.compile(r"(?<![\w.$%])([A-Z]\w*)[ \t]*\.[ \t]*([A-Za-z_]\w*)\b(?![ \t]*\()")
-_TYPE_AFTER = re.compile(r"(?:\bextends|\bas|\bis|->|(?<![:\w]):(?!=))[ \t]*([A-Za-z_]\w*)")
+_CLASS_MEMBER = re.compile(r"(?<![\w.$%])([A-Z]\w*)\.(\w+)(?![\w(])")
 _RES_REF = re.compile(r"\b(?:res|user|uid)://[^\s\"')\]]*")
 _GET_NODE_STR = re.compile(r"\bget_node(?:_or_null)?\s*\(\s*[\"']([^\"'\n]+)[\"']")
-_DECL = re.compile(r"\b(?:var|const|func|class|signal|enum|class_name|for)\s+([A-Za-z_]\w*)")
+_DECL = re.compile(r"(?<!\w)(?:var|const|func|class|signal|enum|class_name|for)[ \t]+([A-Za-z_]\w*)")
 _PARAMS = re.compile(r"\bfunc\b[ \t]*[A-Za-z_]?\w*[ \t]*\(([^)]*)\)")
 _RPC = re.compile(
     r"^[ \t]*(remotesync|mastersync|puppetsync|remote|master|puppet|sync|slave)[ \t]+(?:func|var|static)\b",
@@ -78,33 +75,42 @@ _RPC = re.compile(
 )
 _STRING_CONNECT = re.compile(r"\bconnect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[^,()\n]+,\s*[\"']")
 _CALLABLE_CONNECT = re.compile(r"\.\s*connect\s*\(\s*(?![\"'\s)])")
-_FLAGS: dict[str, re.Pattern[str]] = {
-    "tool": re.compile(r"^(?:tool|@tool)\b", re.M),
-    "export_keyword": re.compile(r"^[ \t]*export\b", re.M),
-    "onready_keyword": re.compile(r"^[ \t]*onready\b", re.M),
-    "setget": re.compile(r"\bsetget\b"),
-    "yield": re.compile(r"\byield[ \t]*\("),
-    "await": re.compile(r"\bawait\b"),
-    "typed_array": re.compile(r"\bArray[ \t]*\["),
-    "lambda": re.compile(r"\bfunc[ \t]*\("),
-    "super_call": re.compile(r"\bsuper[ \t]*[.(]"),
-    "property_accessors": re.compile(r"^[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*:", re.M),
+# flag -> (substring that must be present, regex that decides)
+_FLAGS: dict[str, tuple[str, re.Pattern[str]]] = {
+    "tool": ("tool", re.compile(r"^(?:tool|@tool)\b", re.M)),
+    "export_keyword": ("export", re.compile(r"^[ \t]*export\b", re.M)),
+    "onready_keyword": ("onready", re.compile(r"^[ \t]*onready\b", re.M)),
+    "setget": ("setget", re.compile(r"\bsetget\b")),
+    "yield": ("yield", re.compile(r"\byield[ \t]*\(")),
+    "await": ("await", re.compile(r"\bawait\b")),
+    "typed_array": ("Array", re.compile(r"\bArray[ \t]*\[")),
+    "lambda": ("func", re.compile(r"\bfunc[ \t]*\(")),
+    "super_call": ("super", re.compile(r"\bsuper[ \t]*[.(]")),
+    "property_accessors": ("et", re.compile(r"^[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*:", re.M)),
 }
+_RPC_CUE = re.compile(r"remote|master|puppet|sync|slave")
+_PARAM_NAME = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)")
+_LEAF = re.compile(r"[/%$\"']")
+_NAME = re.compile(r"[A-Za-z_]\w*")
 _ANNOTATION = re.compile(r"(?<![\w])@([A-Za-z_]\w*)")
 
 
 def mask_comments(text: str, *, strings: bool) -> str:
-    """Blank out comments (and string contents when `strings`), keeping line breaks and columns."""
-
-    def repl(m: re.Match[str]) -> str:
+    """Drop comments (and string contents when `strings`), keeping every line break in place."""
+    if "#" not in text and (not strings or ('"' not in text and "'" not in text)):
+        return text
+    parts: list[str] = []
+    pos = 0
+    for m in _MASK.finditer(text):
         s = m.group(0)
-        if s[0] == "#":
-            return " " * len(s)
-        if not strings:
-            return s
-        return re.sub(r"[^\n]", " ", s)
-
-    return _MASK.sub(repl, text)
+        if s[0] != "#" and not strings:
+            continue
+        parts.append(text[pos : m.start()])
+        if s[0] != "#":
+            parts.append('""' if "\n" not in s else '"' + "\n" * s.count("\n") + '"')
+        pos = m.end()
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def _uniq(items: list[str]) -> list[str]:
@@ -122,55 +128,62 @@ def node_paths(code: str) -> list[str]:
 def gd_facts(code: str, code_no_comments: str, masked: str) -> dict[str, Any]:
     """Candidates and `extra` facts for one GDScript chunk.
 
-    `code` is the original text, `code_no_comments` has comments blanked, `masked` has comments
-    and string contents blanked (same line layout).
+    `code` is the original text, `code_no_comments` has comments removed, `masked` has comments
+    and string contents removed (same line breaks). Substring pre-checks skip regexes that
+    cannot match: this runs once per chunk and dominates chunking time.
     """
-    paths = node_paths(code_no_comments)
-    bare = _NODE_PATH.sub(lambda m: " " * len(m.group(0)), masked)
-    bare = _UNIQUE.sub(lambda m: " " * len(m.group(0)), bare)
+    has_path = "$" in masked or "%" in masked or "get_node" in masked
+    paths = node_paths(code_no_comments) if has_path else []
+    bare = masked
+    if has_path:
+        bare = _NODE_PATH.sub(" ", bare)
+        if "%" in bare:
+            bare = _UNIQUE.sub(lambda m: " ", bare)
 
-    identifiers = _uniq([m.group(0) for m in _IDENT.finditer(bare) if m.group(0) not in KEYWORDS])
-    declared = [m.group(1) for m in _DECL.finditer(masked)]
-    for m in _PARAMS.finditer(masked):
-        for param in m.group(1).split(","):
-            name = re.match(r"\s*([A-Za-z_]\w*)", param)
-            if name:
-                declared.append(name.group(1))
-    declared = _uniq(declared)
+    identifiers = [i for i in dict.fromkeys(_IDENT.findall(bare)) if i not in KEYWORDS]
+    declared = _DECL.findall(masked)
+    if "func" in masked:
+        for params in _PARAMS.findall(masked):
+            declared += [m for m in _PARAM_NAME.findall(params)]
+    declared = list(dict.fromkeys(declared))
 
     calls: list[str] = []
-    for m in _CALL_CHAIN.finditer(masked):
-        parts = [p.strip() for p in m.group(1).split(".")]
-        if len(parts) == 1:
-            if parts[0] not in KEYWORDS or parts[0] in ("yield", "preload", "super"):
-                calls.append(parts[0])
-        else:
-            calls.append(f"{parts[-2]}.{parts[-1]}")
-    calls += [m.group(1) for m in _METHOD_AFTER_CALL.finditer(masked)]
-    calls += [f"{m.group(1)}.{m.group(2)}" for m in _CLASS_MEMBER.finditer(bare)]
+    if "(" in masked:
+        for chain in _CALL_CHAIN.findall(masked):
+            if "." in chain:
+                parts = chain.split(".")
+                calls.append(f"{parts[-2]}.{parts[-1]}")
+            elif chain not in KEYWORDS or chain in ("yield", "preload", "super"):
+                calls.append(chain)
+        calls += _METHOD_AFTER_CALL.findall(masked)
+    if "." in bare:
+        calls += [f"{a}.{b}" for a, b in _CLASS_MEMBER.findall(bare)]
 
     declared_set = set(declared)
-    symbols = [m.group(1) for m in _TYPE_AFTER.finditer(bare)]
-    symbols += [i for i in identifiers if i[0].isupper() and not i.isupper()]
+    # types and classes: capitalised identifiers in code positions (extends, annotations, calls, statics)
+    symbols = [i for i in identifiers if i[0].isupper() and not i.isupper()]
     for p in paths:
-        leaf = re.split(r"[/%$\"']", p.strip("$%\"'"))[-1]
-        if leaf[:1].isupper() and re.fullmatch(r"[A-Za-z_]\w*", leaf):
+        leaf = _LEAF.split(p.strip("$%\"'"))[-1]
+        if leaf[:1].isupper() and _NAME.fullmatch(leaf):
             symbols.append(leaf)
-    symbols = [s for s in _uniq(symbols) if s[:1].isupper() and s not in declared_set and s not in KEYWORDS]
+    symbols = [t for t in dict.fromkeys(symbols) if t not in declared_set and t not in KEYWORDS]
 
-    refs = _uniq([m.group(0) for m in _RES_REF.finditer(code_no_comments)] + paths)
+    refs = _RES_REF.findall(code_no_comments) if "://" in code_no_comments else []
+    refs = list(dict.fromkeys(refs + paths))
 
-    syntax: dict[str, Any] = {name: bool(rx.search(masked)) for name, rx in _FLAGS.items()}
-    rpc = _RPC.search(masked)
+    syntax: dict[str, Any] = {
+        name: (cue in masked and rx.search(masked) is not None) for name, (cue, rx) in _FLAGS.items()
+    }
+    rpc = _RPC.search(masked) if _RPC_CUE.search(masked) else None
     syntax["rpc_keyword"] = rpc.group(1) if rpc else None
-    syntax["annotations"] = sorted({f"@{a}" for a in _ANNOTATION.findall(masked)})
-    syntax["callable_connect"] = bool(_CALLABLE_CONNECT.search(code_no_comments))
-    syntax["string_connect"] = bool(_STRING_CONNECT.search(code_no_comments))
-    syntax["unique_node"] = any(p.startswith("%") or p.startswith("$%") for p in paths)
+    syntax["annotations"] = sorted({f"@{a}" for a in _ANNOTATION.findall(masked)}) if "@" in masked else []
+    has_connect = "connect" in masked
+    syntax["callable_connect"] = has_connect and _CALLABLE_CONNECT.search(code_no_comments) is not None
+    syntax["string_connect"] = has_connect and _STRING_CONNECT.search(code_no_comments) is not None
+    syntax["unique_node"] = any(p.startswith(("%", "$%")) for p in paths)
     return {
         "symbol_candidates": symbols,
-        "api_call_candidates": _uniq(calls),
+        "api_call_candidates": list(dict.fromkeys(calls)),
         "reference_candidates": refs,
         "extra": {"syntax": syntax, "declared_names": declared, "identifiers": identifiers},
     }
-

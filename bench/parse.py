@@ -1,0 +1,184 @@
+"""Parse+chunk throughput on a generated GDScript corpus, against gdtoolkit's parser.
+
+Generates a deterministic corpus (Godot 3 and Godot 4 syntax, 50k+ lines by default), runs
+`agent.parse.chunk_file` on every file with a cold cache, then `gdtoolkit.parser.parser.parse`
+on the same files, and prints a table: lines/s, ratio, gdtoolkit failures per syntax, peak
+memory, and whether every file of both syntaxes was chunked.
+
+    .venv/bin/python bench/parse.py [--lines 60000] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import sys
+import time
+import tracemalloc
+
+from agent.models import SourceFile
+from agent.parse import chunk_file, clear_cache
+
+G3_TYPES = ["KinematicBody2D", "Area2D", "Node2D", "Spatial", "KinematicBody", "Control", "RigidBody2D"]
+G4_TYPES = ["CharacterBody2D", "Area2D", "Node2D", "Node3D", "CharacterBody3D", "Control", "RigidBody2D"]
+WORDS = ["speed", "health", "target", "timer", "score", "enemy", "path", "jump", "dir", "state", "ammo", "cooldown"]
+
+
+def _name(rng: random.Random) -> str:
+    return f"{rng.choice(WORDS)}_{rng.choice(WORDS)}"
+
+
+def _body(rng: random.Random, g3: bool, n: int) -> list[str]:
+    stmts3 = [
+        "velocity = move_and_slide(velocity, Vector2.UP)",
+        'yield(get_tree().create_timer({f}), "timeout")',
+        'connect("body_entered", self, "_on_body_entered")',
+        "var {v} = get_node(\"Sprite\").position",
+        "{v} += {i}",
+        "emit_signal(\"changed\", {v})",
+        "if Input.is_action_pressed(\"ui_right\"):\n\t\t{v} += 1",
+        "for i in range({i}):\n\t\tprint(i)",
+        "$AnimationPlayer.play(\"run\")",
+        "# adjust {v} before the next frame",
+        "",
+    ]
+    stmts4 = [
+        "velocity.y += gravity * delta\n\tmove_and_slide()",
+        "await get_tree().create_timer({f}).timeout",
+        "body_entered.connect(_on_body_entered)",
+        "var {v}: Vector2 = $Sprite2D.position",
+        "{v} += {i}",
+        "changed.emit({v})",
+        "if Input.is_action_pressed(&\"ui_right\"):\n\t\t{v} += 1",
+        "var doubled := items.map(func(x): return x * 2)",
+        "%AnimationPlayer.play(&\"run\")",
+        "# adjust {v} before the next frame",
+        "",
+    ]
+    out = []
+    for _ in range(n):
+        s = rng.choice(stmts3 if g3 else stmts4).format(v=_name(rng), i=rng.randint(1, 99), f=rng.random())
+        out += [("\t" + line if line and not line.startswith("\t") else line) for line in s.split("\n")]
+    return out
+
+
+def make_file(rng: random.Random, g3: bool) -> str:
+    lines: list[str] = []
+    if g3 and rng.random() < 0.3:
+        lines.append("tool")
+    if not g3 and rng.random() < 0.3:
+        lines.append("@tool")
+    lines += [f"extends {rng.choice(G3_TYPES if g3 else G4_TYPES)}", ""]
+    lines += [f"signal {_name(rng)}", f"signal changed(value)", ""]
+    for _ in range(rng.randint(3, 8)):
+        v = _name(rng)
+        if g3:
+            lines.append(rng.choice([f"export var {v} = {rng.randint(0, 9)}", f"onready var {v} = $Node",
+                                     f"var {v} = 0 setget set_{v}", f"var {v} = Vector2()"]))
+        else:
+            lines.append(rng.choice([f"@export var {v}: int = {rng.randint(0, 9)}", f"@onready var {v} := $Node",
+                                     f"var {v}: Array[int] = []", f"var {v} := Vector2()"]))
+    lines.append("")
+    for f in range(rng.randint(5, 12)):
+        if rng.random() < 0.2:
+            lines.append("# " + " ".join(rng.choice(WORDS) for _ in range(6)))
+        prefix = ("remote " if g3 and rng.random() < 0.1 else "") if g3 else ("@rpc\n" if rng.random() < 0.1 else "")
+        lines += (prefix + f"func {_name(rng)}_{f}(delta):").split("\n")
+        lines += _body(rng, g3, rng.randint(4, 25))
+        lines.append("\tpass")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def corpus(total_lines: int, seed: int) -> list[tuple[str, str, bool]]:
+    rng = random.Random(seed)
+    out: list[tuple[str, str, bool]] = []
+    count = 0
+    while count < total_lines:
+        g3 = len(out) % 2 == 0
+        text = make_file(rng, g3)
+        out.append((f"{'g3' if g3 else 'g4'}/file_{len(out):04d}.gd", text, g3))
+        count += text.count("\n")
+    return out
+
+
+def _source(path: str, text: str) -> SourceFile:
+    return SourceFile(path=path, kind="gdscript", included=True, reason="bench", size=len(text),
+                      sha256=hashlib.sha256(text.encode()).hexdigest(), text=text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lines", type=int, default=60_000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--skip-gdtoolkit", action="store_true")
+    args = ap.parse_args(argv)
+
+    files = corpus(args.lines, args.seed)
+    sources = [_source(p, t) for p, t, _ in files]
+    lines = sum(t.count("\n") for _, t, _ in files)
+    g3_files = sum(1 for *_, g3 in files if g3)
+    print(f"corpus: {len(files)} files ({g3_files} Godot 3, {len(files) - g3_files} Godot 4), {lines:,} lines",
+          file=sys.stderr)
+
+    clear_cache()
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    chunked = [chunk_file(s) for s in sources]
+    ours = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    # run again untraced: tracemalloc slows allocation-heavy Python code
+    clear_cache()
+    t0 = time.perf_counter()
+    chunked = [chunk_file(s) for s in sources]
+    ours = min(ours, time.perf_counter() - t0)
+    n_chunks = sum(len(c) for c in chunked)
+    unparsed = sum(1 for cs in chunked for c in cs if c.chunk_kind == "unparsed")
+    all_chunked = {
+        syntax: all(cs and all(c.parse_status in ("ok", "partial") for c in cs)
+                    for (_, _, g3), cs in zip(files, chunked, strict=True) if g3 == (syntax == "godot3"))
+        for syntax in ("godot3", "godot4")
+    }
+
+    gd_time, gd_fail = None, {"godot3": 0, "godot4": 0}
+    if not args.skip_gdtoolkit:
+        from gdtoolkit.parser import parser as gd_parser
+
+        t0 = time.perf_counter()
+        for _, text, g3 in files:
+            try:
+                gd_parser.parse(text)
+            except Exception:  # noqa: BLE001 - any gdtoolkit failure counts as a failed file
+                gd_fail["godot3" if g3 else "godot4"] += 1
+        gd_time = time.perf_counter() - t0
+
+    rows = [
+        ("files", f"{len(files)}"),
+        ("lines", f"{lines:,}"),
+        ("chunks", f"{n_chunks:,} ({unparsed} unparsed)"),
+        ("parse+chunk time", f"{ours:.3f} s"),
+        ("parse+chunk lines/s", f"{lines / ours:,.0f}"),
+        ("peak memory (tracemalloc)", f"{peak / 1e6:.1f} MB"),
+        ("every Godot 3 file chunked", str(all_chunked["godot3"])),
+        ("every Godot 4 file chunked", str(all_chunked["godot4"])),
+    ]
+    if gd_time is not None:
+        rows += [
+            ("gdtoolkit time", f"{gd_time:.3f} s"),
+            ("gdtoolkit lines/s", f"{lines / gd_time:,.0f}"),
+            ("ratio (ours / gdtoolkit)", f"{gd_time / ours:.1f}x"),
+            ("gdtoolkit failures Godot 3", f"{gd_fail['godot3']}/{g3_files}"),
+            ("gdtoolkit failures Godot 4", f"{gd_fail['godot4']}/{len(files) - g3_files}"),
+        ]
+    width = max(len(k) for k, _ in rows)
+    print(f"{'metric':<{width}} | value")
+    print(f"{'-' * width}-+-{'-' * 24}")
+    for k, v in rows:
+        print(f"{k:<{width}} | {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Direct chunks: project.godot, .tscn/.tres blocks with multi-line values, .import sections."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.parse import cache_info, chunk_file
+from tests.parse.helpers import assert_coverage, source
+
+PROJECT = Path(__file__).resolve().parents[1] / "fixtures" / "projects" / "small_project"
+
+
+def test_project_godot_sections_and_candidates():
+    text = (PROJECT / "project.godot").read_text()
+    chunks = chunk_file(source("project.godot", text))
+    assert [(c.chunk_kind, c.name) for c in chunks] == [
+        ("config_preamble", None), ("config_section", "application"), ("config_section", "autoload"),
+        ("config_section", "input"), ("config_section", "rendering"),
+    ]
+    assert chunks[0].code_text == "config_version=5"  # leading `;` comments are not content
+    summary = chunks[0].extra["project"]
+    assert summary == {
+        "config_version": 5, "features": ["4.3", "Forward Plus"], "input_actions": ["jump", "dash"],
+        "autoloads": {"Score": "res://scripts/score.gd"},
+    }
+    app, autoload, inputs = chunks[1], chunks[2], chunks[3]
+    assert "4.3" in app.symbol_candidates and "res://scenes/main.tscn" in app.reference_candidates
+    assert "res://scripts/score.gd" in autoload.reference_candidates
+    assert inputs.symbol_candidates == ["jump", "dash"]
+    assert inputs.code_text.startswith("[input]") and inputs.code_text.endswith('"events": []\n}')
+    assert (inputs.span.start_line, inputs.span.end_line) == (17, 27)  # multi-line dictionaries stay whole
+    assert all(c.parse_status == "direct" for c in chunks)
+    assert_coverage(text, chunks)
+
+
+def test_tscn_blocks_keep_multiline_values():
+    text = (PROJECT / "scenes" / "coin.tscn").read_text()
+    chunks = chunk_file(source("scenes/coin.tscn", text))
+    assert [(c.chunk_kind, c.name) for c in chunks] == [
+        ("scene_header", None), ("ext_resource", "1_cs"), ("sub_resource", "SpriteFrames_1"),
+        ("node", "Coin"), ("node", "Sprite"),
+    ]
+    frames = chunks[2]
+    assert frames.code_text.endswith("}]") and '"name": &"spin",' in frames.code_text
+    assert frames.chunk_id == "scenes/coin.tscn:sub_resource:SpriteFrames_1"
+    assert chunks[0].extra["header"]["format"] == "3"
+    assert chunks[0].reference_candidates == ["uid://c0incoin0001"]
+    assert "AnimatedSprite2D" in chunks[-1].symbol_candidates
+    assert_coverage(text, chunks)
+
+
+def test_tscn_bracket_line_inside_array_is_not_a_header():
+    text = '[gd_scene format=3]\n\n[node name="A" type="Node"]\npoints = [\n[1, 2]\n]\n\n[node name="B" type="Node" parent="."]\n'
+    chunks = chunk_file(source("x.tscn", text))
+    assert [c.name for c in chunks] == [None, "A", "B"]
+    assert chunks[1].span.end_line == 6
+
+
+def test_connection_and_nested_node_names():
+    text = (PROJECT / "scenes" / "main.tscn").read_text()
+    chunks = chunk_file(source("scenes/main.tscn", text))
+    conn = chunks[-1]
+    assert conn.chunk_kind == "connection" and conn.name == "coin_taken->_on_player_coin_taken"
+    assert conn.api_call_candidates == ["_on_player_coin_taken"]
+    refs = {r for c in chunks for r in c.reference_candidates}
+    assert {"res://scenes/player.tscn", "uid://c0inplayer01"} <= refs
+
+
+def test_import_uid_and_ignore_files():
+    imp = (PROJECT / "art" / "icon.png.import").read_text()
+    chunks = chunk_file(source("art/icon.png.import", imp))
+    assert [(c.chunk_kind, c.name) for c in chunks] == [
+        ("import_section", "remap"), ("import_section", "deps"), ("import_section", "params"),
+    ]
+    uid = chunk_file(source("scripts/player.gd.uid", "uid://b1playerscr\n"))
+    assert [(c.chunk_kind, c.reference_candidates) for c in uid] == [("text_block", ["uid://b1playerscr"])]
+    ign = chunk_file(source(".gitignore", ".godot/\n*.tmp\n"))
+    assert [c.chunk_kind for c in ign] == ["text_block"]
+
+
+def test_parse_cache_reused_across_paths_and_prompts():
+    text = "extends Node\n\nfunc cached_only_here():\n\tpass\n"
+    before = cache_info()
+    first = chunk_file(source("a/one.gd", text))
+    mid = cache_info()
+    second = chunk_file(source("b/two.gd", text))
+    after = cache_info()
+    assert mid["misses"] == before["misses"] + 1
+    assert after["hits"] == mid["hits"] + 1 and after["misses"] == mid["misses"]
+    assert [c.chunk_id for c in second] == ["b/two.gd:class_extends:1", "b/two.gd:function:cached_only_here"]
+    assert [c.code_text for c in first] == [c.code_text for c in second]
+    second[0].extra["syntax"]["tool"] = True  # callers may mutate their copy; the cache stays clean
+    assert chunk_file(source("c.gd", text))[0].extra["syntax"]["tool"] is False
