@@ -103,10 +103,8 @@ async def _warn_if_kb_empty(service: Any) -> None:
 
 
 def _intake(args: argparse.Namespace, settings: Settings) -> Any:
-    from agent.intake import intake_snippet, intake_target
+    from agent.intake import intake_target
 
-    if args.target == "-":
-        return intake_snippet(sys.stdin.read(), prompt=args.prompt, settings=settings)
     return intake_target(args.target, prompt=args.prompt, settings=settings)
 
 

@@ -167,7 +167,7 @@ class RunStore:
         row = await (
             await conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s)) AS ok", (_LEASE_CLASS, run_id))
         ).fetchone()
-        return bool(row["ok"])
+        return bool(row["ok"] if isinstance(row, dict) else row[0])
 
     # ---- chunks ----------------------------------------------------------------------------
 
@@ -204,11 +204,13 @@ class RunStore:
     async def claim_next(self, run_id: str, limit: int) -> list[Chunk]:
         """Start the next `limit` pending chunks in chunk order: processing, attempts + 1."""
         rows = await self._all(
-            "UPDATE godot_rag.run_chunks c SET status = 'processing', attempts = attempts + 1,"
+            # a MATERIALIZED CTE: a LIMIT subquery joined in UPDATE ... FROM may be rescanned
+            "WITH n AS MATERIALIZED (SELECT chunk_id FROM godot_rag.run_chunks"
+            "  WHERE run_id = %(run)s AND status = 'pending' ORDER BY chunk_order LIMIT %(limit)s"
+            "  FOR UPDATE SKIP LOCKED)"
+            " UPDATE godot_rag.run_chunks c SET status = 'processing', attempts = attempts + 1,"
             " started_at = now(), error = NULL, updated_at = now()"
-            " FROM (SELECT chunk_id FROM godot_rag.run_chunks WHERE run_id = %(run)s AND status = 'pending'"
-            "       ORDER BY chunk_order LIMIT %(limit)s FOR UPDATE SKIP LOCKED) n"
-            " WHERE c.run_id = %(run)s AND c.chunk_id = n.chunk_id RETURNING c.chunk",
+            " WHERE c.run_id = %(run)s AND c.chunk_id IN (SELECT chunk_id FROM n) RETURNING c.chunk",
             {"run": run_id, "limit": limit},
         )
         chunks = [Chunk.model_validate(r["chunk"]) for r in rows]

@@ -12,6 +12,7 @@ from agent.graph.context import GraphContext
 from agent.graph.state import AnalysisState
 from agent.judge import detect_project_dimension
 from agent.parse import chunk_project
+from agent.retrieve.query import check_transmission
 
 
 async def parse(state: AnalysisState, *, config: RunnableConfig, runtime: Runtime[GraphContext]) -> dict[str, Any]:
@@ -20,6 +21,8 @@ async def parse(state: AnalysisState, *, config: RunnableConfig, runtime: Runtim
     request = await store.load_request(state.run_id)
     expansion = await store.load_expansion(state.run_id)
     chunks = await asyncio.to_thread(chunk_project, expansion, project_id=request.project_id)
+    # order, ids, file hashes and line ranges must check out before any chunk is searched
+    check_transmission(chunks, [c.chunk_id for c in chunks], expansion)
     await store.save_chunks(state.run_id, chunks)
     progress = await store.progress(state.run_id)
     return {

@@ -18,17 +18,18 @@ from agent.graph.context import GraphContext
 from agent.graph.nodes.common import bounded_gather, chunk_event, error_text
 from agent.graph.state import AnalysisState
 from agent.models import Chunk
-from agent.retrieve.query import build_retriever_query, check_transmission, split_trace
+from agent.retrieve.query import build_retriever_query, check_transmission
 
 log = logging.getLogger(__name__)
 
 
 async def retrieve_chunk(ctx: GraphContext, state: AnalysisState, project_id: str, chunk: Chunk) -> dict[str, Any]:
-    """{query, bundle, retrieval_ms} for one chunk, or {error} (the chunk then fails with that reason)."""
+    """{query, bundle, retrieval_ms} for one chunk, or {error} (the chunk then fails with that reason).
+
+    Only the chunk's text and cues are searched; its trace (path, ids, lines) stays here.
+    """
     try:
-        trace = split_trace(chunk, project_id=project_id)
-        query = build_retriever_query(chunk, state.prompt_intent or {})
-        check_transmission(query, trace)
+        query = build_retriever_query(state.prompt, chunk)
         t0 = time.perf_counter()
         bundle = await asyncio.to_thread(ctx.retriever.retrieve, query)
         ms = (time.perf_counter() - t0) * 1000
@@ -47,6 +48,7 @@ async def retrieve(state: AnalysisState, *, config: RunnableConfig, runtime: Run
     ctx = runtime.context
     request = await ctx.store.load_request(state.run_id)
     chunks = await ctx.store.claim_next(state.run_id, ctx.window)
+    check_transmission(chunks, [c.chunk_id for c in chunks])  # order and ids, before anything is sent
     for c in chunks:
         await chunk_event(ctx, state.run_id, c, "processing", done=state.done, total=state.chunk_total)
     results = await bounded_gather(
