@@ -8,7 +8,7 @@ import discord
 
 ZWSP = "\u200b"
 _MASS = re.compile(r"@(everyone|here)", re.IGNORECASE)
-_ID_MENTION = re.compile(r"<(@[!&]?|#)(\d+)>")
+_ID_MENTION = re.compile(r"<(@[!&]?)(\d+)>")
 _FENCE = re.compile(r"`{3,}")
 _SECRET_PATTERNS = (
     re.compile(r"[\w-]{23,28}\.[\w-]{6,7}\.[\w-]{27,}"),  # Discord bot token shape
@@ -24,7 +24,7 @@ def no_mentions() -> discord.AllowedMentions:
 
 
 def neutralize_mentions(text: str) -> str:
-    """Break @everyone/@here and <@id>/<@&role>/<#channel> so they render as text and never ping."""
+    """Break @everyone/@here and <@id>/<@&role> so they render as text and never ping (channel links stay)."""
     text = _MASS.sub(lambda m: f"@{ZWSP}{m.group(1)}", text)
     return _ID_MENTION.sub(lambda m: f"<{m.group(1)}{ZWSP}{m.group(2)}>", text)
 

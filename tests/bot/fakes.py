@@ -22,8 +22,8 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[float, str, dict[str, Any]]] = []
 
-    def add(self, name: str, **kwargs: Any) -> None:
-        self.calls.append((time.monotonic(), name, kwargs))
+    def add(self, call: str, /, **kwargs: Any) -> None:
+        self.calls.append((time.monotonic(), call, kwargs))
 
     def names(self) -> list[str]:
         return [c[1] for c in self.calls]
