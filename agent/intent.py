@@ -16,18 +16,23 @@ TASK_TYPES = ("version_check", "migration", "explain", "general")
 _CUES: dict[str, str] = {
     "Godot 3": r"godot\s*-?\s*3|\bgd\s*3\b|\b3\.x\b|годо\w*\s*3|고도\s*3",
     "Godot 4": r"godot\s*-?\s*4|\bgd\s*4\b|\b4\.x\b|годо\w*\s*4|고도\s*4",
-    "migration": r"migrat|convert|conversion|\bport(?:ing)?\b|upgrad|변환|마이그레이션|이전|업그레이드|转换|迁移|升级|移植"
+    "migration": r"migrat|convert|conversion|\bport(?:ing)?\b|upgrad"
+    r"|변환|마이그레이션|이전|업그레이드|转换|迁移|升级|移植"
     r"|миграц|перенос|перенес|конверт|преобраз|обнов",
-    "deprecated": r"deprecat|obsolete|removed|no longer|폐기|지원\s*중단|사용\s*중단|더\s*이상|弃用|废弃|过时|移除"
+    "deprecated": r"deprecat|obsolete|removed|no longer"
+    r"|폐기|지원\s*중단|사용\s*중단|더\s*이상|弃用|废弃|过时|移除"
     r"|устар|удал[её]н|больше не",
     "renamed": r"renam|new name|이름\s*(?:변경|바뀐|이\s*바뀐)|重命名|改名|更名|переимен",
-    "description": r"explain|describe|description|what does|meaning|\bmean\b|설명|뜻|의미|무슨|解释|说明|含义|什么意思|意思"
+    "description": r"explain|describe|description|what does|meaning|\bmean\b"
+    r"|설명|뜻|의미|무슨|解释|说明|含义|什么意思|意思"
     r"|объясн|опиш|описан|что делает|что означает|значит",
-    "usage": r"usage|how (?:do i|to) use|how does .* work|사용법|사용\s*방법|어떻게\s*사용|用法|怎么用|如何使用|使用方法"
+    "usage": r"usage|how (?:do i|to) use|how does .* work"
+    r"|사용법|사용\s*방법|어떻게\s*사용|用法|怎么用|如何使用|使用方法"
     r"|как использ|использован",
 }
 _VERSION_QUESTION = re.compile(
-    r"which version|what version|is (?:this|it) godot|godot\s*3\s*(?:or|/|vs\.?)\s*(?:godot\s*)?4|whether|check"
+    r"which version|what version|is (?:this|it) godot|godot\s*3\s*(?:or|/|vs\.?)\s*(?:godot\s*)?4"
+    r"|whether|check"
     r"|버전|판별|확인|인지|版本|是否|哪个|检查|判断|верси|проверь|провер|ли это",
     re.I,
 )
@@ -44,7 +49,7 @@ class Intent:
 
 
 def detect_language(prompt: str) -> str:
-    """en | ko | zh | ru | unknown, by script (Hangul before Han: Korean text may contain Hanja)."""
+    """En | ko | zh | ru | unknown, by script (Hangul before Han: Korean text may contain Hanja)."""
     if re.search(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]", prompt):
         return "ko"
     if re.search(r"[\u4e00-\u9fff\u3400-\u4dbf]", prompt):
@@ -62,7 +67,9 @@ def detect_intent(prompt: str) -> Intent:
     if not text:
         return Intent(task_type="version_check", prompt_terms=[], language="unknown")
     terms = [term for term, rx in _COMPILED.items() if rx.search(text)]
-    if _VERSION_QUESTION.search(text) and ("Godot 3" in terms or "Godot 4" in terms or "migration" not in terms):
+    if _VERSION_QUESTION.search(text) and (
+        "Godot 3" in terms or "Godot 4" in terms or "migration" not in terms
+    ):
         task = "version_check"
     elif {"migration", "deprecated", "renamed"} & set(terms):
         task = "migration"

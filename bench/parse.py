@@ -22,7 +22,20 @@ from agent.parse import chunk_file, clear_cache
 
 G3_TYPES = ["KinematicBody2D", "Area2D", "Node2D", "Spatial", "KinematicBody", "Control", "RigidBody2D"]
 G4_TYPES = ["CharacterBody2D", "Area2D", "Node2D", "Node3D", "CharacterBody3D", "Control", "RigidBody2D"]
-WORDS = ["speed", "health", "target", "timer", "score", "enemy", "path", "jump", "dir", "state", "ammo", "cooldown"]
+WORDS = [
+    "speed",
+    "health",
+    "target",
+    "timer",
+    "score",
+    "enemy",
+    "path",
+    "jump",
+    "dir",
+    "state",
+    "ammo",
+    "cooldown",
+]
 
 
 def _name(rng: random.Random) -> str:
@@ -34,12 +47,12 @@ def _body(rng: random.Random, g3: bool, n: int) -> list[str]:
         "velocity = move_and_slide(velocity, Vector2.UP)",
         'yield(get_tree().create_timer({f}), "timeout")',
         'connect("body_entered", self, "_on_body_entered")',
-        "var {v} = get_node(\"Sprite\").position",
+        'var {v} = get_node("Sprite").position',
         "{v} += {i}",
-        "emit_signal(\"changed\", {v})",
-        "if Input.is_action_pressed(\"ui_right\"):\n\t\t{v} += 1",
+        'emit_signal("changed", {v})',
+        'if Input.is_action_pressed("ui_right"):\n\t\t{v} += 1',
         "for i in range({i}):\n\t\tprint(i)",
-        "$AnimationPlayer.play(\"run\")",
+        '$AnimationPlayer.play("run")',
         "# adjust {v} before the next frame",
         "",
     ]
@@ -50,9 +63,9 @@ def _body(rng: random.Random, g3: bool, n: int) -> list[str]:
         "var {v}: Vector2 = $Sprite2D.position",
         "{v} += {i}",
         "changed.emit({v})",
-        "if Input.is_action_pressed(&\"ui_right\"):\n\t\t{v} += 1",
+        'if Input.is_action_pressed(&"ui_right"):\n\t\t{v} += 1',
         "var doubled := items.map(func(x): return x * 2)",
-        "%AnimationPlayer.play(&\"run\")",
+        '%AnimationPlayer.play(&"run")',
         "# adjust {v} before the next frame",
         "",
     ]
@@ -70,20 +83,40 @@ def make_file(rng: random.Random, g3: bool) -> str:
     if not g3 and rng.random() < 0.3:
         lines.append("@tool")
     lines += [f"extends {rng.choice(G3_TYPES if g3 else G4_TYPES)}", ""]
-    lines += [f"signal {_name(rng)}", f"signal changed(value)", ""]
+    lines += [f"signal {_name(rng)}", "signal changed(value)", ""]
     for _ in range(rng.randint(3, 8)):
         v = _name(rng)
         if g3:
-            lines.append(rng.choice([f"export var {v} = {rng.randint(0, 9)}", f"onready var {v} = $Node",
-                                     f"var {v} = 0 setget set_{v}", f"var {v} = Vector2()"]))
+            lines.append(
+                rng.choice(
+                    [
+                        f"export var {v} = {rng.randint(0, 9)}",
+                        f"onready var {v} = $Node",
+                        f"var {v} = 0 setget set_{v}",
+                        f"var {v} = Vector2()",
+                    ]
+                )
+            )
         else:
-            lines.append(rng.choice([f"@export var {v}: int = {rng.randint(0, 9)}", f"@onready var {v} := $Node",
-                                     f"var {v}: Array[int] = []", f"var {v} := Vector2()"]))
+            lines.append(
+                rng.choice(
+                    [
+                        f"@export var {v}: int = {rng.randint(0, 9)}",
+                        f"@onready var {v} := $Node",
+                        f"var {v}: Array[int] = []",
+                        f"var {v} := Vector2()",
+                    ]
+                )
+            )
     lines.append("")
     for f in range(rng.randint(5, 12)):
         if rng.random() < 0.2:
             lines.append("# " + " ".join(rng.choice(WORDS) for _ in range(6)))
-        prefix = ("remote " if g3 and rng.random() < 0.1 else "") if g3 else ("@rpc\n" if rng.random() < 0.1 else "")
+        prefix = (
+            ("remote " if g3 and rng.random() < 0.1 else "")
+            if g3
+            else ("@rpc\n" if rng.random() < 0.1 else "")
+        )
         lines += (prefix + f"func {_name(rng)}_{f}(delta):").split("\n")
         lines += _body(rng, g3, rng.randint(4, 25))
         lines.append("\tpass")
@@ -104,8 +137,15 @@ def corpus(total_lines: int, seed: int) -> list[tuple[str, str, bool]]:
 
 
 def _source(path: str, text: str) -> SourceFile:
-    return SourceFile(path=path, kind="gdscript", included=True, reason="bench", size=len(text),
-                      sha256=hashlib.sha256(text.encode()).hexdigest(), text=text)
+    return SourceFile(
+        path=path,
+        kind="gdscript",
+        included=True,
+        reason="bench",
+        size=len(text),
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        text=text,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,8 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     sources = [_source(p, t) for p, t, _ in files]
     lines = sum(t.count("\n") for _, t, _ in files)
     g3_files = sum(1 for *_, g3 in files if g3)
-    print(f"corpus: {len(files)} files ({g3_files} Godot 3, {len(files) - g3_files} Godot 4), {lines:,} lines",
-          file=sys.stderr)
+    print(
+        f"corpus: {len(files)} files ({g3_files} Godot 3, {len(files) - g3_files} Godot 4), {lines:,} lines",
+        file=sys.stderr,
+    )
 
     clear_cache()
     tracemalloc.start()
@@ -137,8 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     n_chunks = sum(len(c) for c in chunked)
     unparsed = sum(1 for cs in chunked for c in cs if c.chunk_kind == "unparsed")
     all_chunked = {
-        syntax: all(cs and all(c.parse_status in ("ok", "partial") for c in cs)
-                    for (_, _, g3), cs in zip(files, chunked, strict=True) if g3 == (syntax == "godot3"))
+        syntax: all(
+            cs and all(c.parse_status in ("ok", "partial") for c in cs)
+            for (_, _, g3), cs in zip(files, chunked, strict=True)
+            if g3 == (syntax == "godot3")
+        )
         for syntax in ("godot3", "godot4")
     }
 

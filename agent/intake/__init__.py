@@ -18,7 +18,14 @@ from pathlib import Path, PurePosixPath
 
 from agent.intake.archive import open_zip, zip_entries
 from agent.intake.errors import IntakeError
-from agent.intake.expand import Entry, build_expansion, check_counts, manifest_sha256, project_id_for, safe_relative
+from agent.intake.expand import (
+    Entry,
+    build_expansion,
+    check_counts,
+    manifest_sha256,
+    project_id_for,
+    safe_relative,
+)
 from agent.intake.github import GithubTarget, clone_entries, parse_github_url
 from agent.intake.local import directory_entries
 from agent.intake.snippet import check_paste, snippet_entries
@@ -26,8 +33,16 @@ from agent.models import AnalysisRequest, Expansion, SourceKind, SourceOrigin
 from agent.settings import Settings
 
 __all__ = [
-    "GithubTarget", "IntakeError", "IntakeResult", "intake_directory", "intake_github", "intake_snippet",
-    "intake_target", "intake_uploads", "intake_zip", "parse_github_url",
+    "GithubTarget",
+    "IntakeError",
+    "IntakeResult",
+    "intake_directory",
+    "intake_github",
+    "intake_snippet",
+    "intake_target",
+    "intake_uploads",
+    "intake_zip",
+    "parse_github_url",
 ]
 
 
@@ -40,21 +55,35 @@ class IntakeResult:
 
     @property
     def project_id(self) -> str:
+        """Shortcut for `request.project_id`."""
         return self.request.project_id
 
 
 def _result(
-    expansion: Expansion, *, prompt: str, source: str, source_file: str, origin: SourceOrigin,
-    source_sha256: str | None = None, kind: SourceKind | None = None,
+    expansion: Expansion,
+    *,
+    prompt: str,
+    source: str,
+    source_file: str,
+    origin: SourceOrigin,
+    source_sha256: str | None = None,
+    kind: SourceKind | None = None,
 ) -> IntakeResult:
     included = expansion.included
     if kind is None:
         kind = included[0].kind if len(included) == 1 else "unknown"
     if source_sha256 is None:
-        source_sha256 = included[0].sha256 if len(included) == 1 and included[0].sha256 else manifest_sha256(expansion)
+        source_sha256 = (
+            included[0].sha256 if len(included) == 1 and included[0].sha256 else manifest_sha256(expansion)
+        )
     request = AnalysisRequest(
-        prompt=prompt, source=source, source_kind=kind, project_id=project_id_for(expansion),
-        source_file=source_file, source_sha256=source_sha256, source_origin=origin,
+        prompt=prompt,
+        source=source,
+        source_kind=kind,
+        project_id=project_id_for(expansion),
+        source_file=source_file,
+        source_sha256=source_sha256,
+        source_origin=origin,
     )
     return IntakeResult(request=request, expansion=expansion)
 
@@ -70,8 +99,15 @@ def intake_snippet(
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     if len(expansion.included) == 1 and expansion.included[0].path.startswith("pasted://"):
         sha = expansion.included[0].sha256 or sha  # the trace's sha must equal the expanded block's
-    return _result(expansion, prompt=prompt, source=text, source_file=name, origin="pasted_snippet",
-                   source_sha256=sha, kind=kind if len(expansion.included) == 1 else "unknown")
+    return _result(
+        expansion,
+        prompt=prompt,
+        source=text,
+        source_file=name,
+        origin="pasted_snippet",
+        source_sha256=sha,
+        kind=kind if len(expansion.included) == 1 else "unknown",
+    )
 
 
 def intake_zip(data: bytes, *, name: str, prompt: str = "", settings: Settings) -> IntakeResult:
@@ -81,8 +117,14 @@ def intake_zip(data: bytes, *, name: str, prompt: str = "", settings: Settings) 
     with open_zip(data, name=name) as zf:
         entries = zip_entries(zf, settings, name=name)
         expansion = build_expansion(entries, settings, what=name)
-    return _result(expansion, prompt=prompt, source=name, source_file=name, origin="uploaded_zip",
-                   source_sha256=hashlib.sha256(data).hexdigest())
+    return _result(
+        expansion,
+        prompt=prompt,
+        source=name,
+        source_file=name,
+        origin="uploaded_zip",
+        source_sha256=hashlib.sha256(data).hexdigest(),
+    )
 
 
 def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings: Settings) -> IntakeResult:
@@ -93,8 +135,9 @@ def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings
     check_counts(len(files), total, settings, what="the upload")
     zips = [(n, d) for n, d in files if n.lower().endswith(".zip")]
     if len(files) == 1 and zips:
-        return intake_zip(zips[0][1], name=safe_relative(zips[0][0], where="the upload"), prompt=prompt,
-                          settings=settings)
+        return intake_zip(
+            zips[0][1], name=safe_relative(zips[0][0], where="the upload"), prompt=prompt, settings=settings
+        )
     entries: list[Entry] = []
     opened = []
     try:
@@ -123,7 +166,9 @@ def intake_directory(path: Path, *, prompt: str = "", settings: Settings) -> Int
     what = str(path)
     entries = directory_entries(path, settings, what=what)
     expansion = build_expansion(entries, settings, what=what)
-    return _result(expansion, prompt=prompt, source=str(path), source_file=str(path), origin="local_directory")
+    return _result(
+        expansion, prompt=prompt, source=str(path), source_file=str(path), origin="local_directory"
+    )
 
 
 def intake_github(
@@ -148,7 +193,11 @@ def intake_target(
     if target == "-":
         text = stdin_text if stdin_text is not None else sys.stdin.read()
         return intake_snippet(text, prompt=prompt, settings=settings)
-    if "://" in target or target.startswith("git@") or target.lower().startswith(("github.com/", "www.github.com/")):
+    if (
+        "://" in target
+        or target.startswith("git@")
+        or target.lower().startswith(("github.com/", "www.github.com/"))
+    ):
         return intake_github(target, prompt=prompt, settings=settings)
     path = Path(target).expanduser()
     if path.is_symlink():
@@ -159,11 +208,15 @@ def intake_target(
         size = path.stat().st_size
         if path.suffix.lower() == ".zip":
             if size > settings.max_total_bytes:
-                raise IntakeError(f"Refused {target}: {size:,} bytes is over the total size limit "
-                                  f"of {settings.max_total_bytes:,} bytes.")
+                raise IntakeError(
+                    f"Refused {target}: {size:,} bytes is over the total size limit "
+                    f"of {settings.max_total_bytes:,} bytes."
+                )
             return intake_zip(path.read_bytes(), name=path.name, prompt=prompt, settings=settings)
         if size > settings.max_file_bytes:
-            raise IntakeError(f"Refused {target}: {size:,} bytes is over the file size limit "
-                              f"of {settings.max_file_bytes:,} bytes.")
+            raise IntakeError(
+                f"Refused {target}: {size:,} bytes is over the file size limit "
+                f"of {settings.max_file_bytes:,} bytes."
+            )
         return intake_uploads([(path.name, path.read_bytes())], prompt=prompt, settings=settings)
     raise IntakeError(f"{target!r} is not a file, a directory, '-' (stdin) or a https://github.com/ URL.")

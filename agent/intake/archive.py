@@ -43,13 +43,19 @@ def zip_entries(zf: zipfile.ZipFile, settings: Settings, *, name: str, prefix: s
         elif info.flag_bits & 0x1:
             excluded = "encrypted archive entry (not read)"
         entries.append(
-            Entry(path=prefix + rel, size=info.file_size, read=_reader(zf, info, settings, budget, name), excluded=excluded)
+            Entry(
+                path=prefix + rel,
+                size=info.file_size,
+                read=_reader(zf, info, settings, budget, name),
+                excluded=excluded,
+            )
         )
     return entries
 
 
-def _reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, settings: Settings, budget: dict[str, int], name: str
-            ) -> Callable[[], bytes]:
+def _reader(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, settings: Settings, budget: dict[str, int], name: str
+) -> Callable[[], bytes]:
     def read() -> bytes:
         limit = min(info.file_size, settings.max_file_bytes)
         out = bytearray()

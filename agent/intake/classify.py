@@ -38,6 +38,8 @@ CACHE_DIRS = (".godot", ".import", ".git", "__MACOSX", ".mono")
 
 @dataclass(frozen=True)
 class Decision:
+    """What happens to one path, and the reason shown to the user."""
+
     kind: SourceKind
     include: bool
     reason: str
@@ -67,5 +69,7 @@ def classify(path: str) -> Decision:
     if suffix in _DOCS_SUFFIX or lower.startswith(_DOCS_NAMES):
         return Decision("markdown" if suffix in (".md", ".markdown") else "unknown", False, DOCS_EXCLUDED)
     if suffix.lstrip(".") in _BINARY:
-        return Decision("unknown", False, f"binary asset ({suffix}): path kept for reference, bytes never read")
+        return Decision(
+            "unknown", False, f"binary asset ({suffix}): path kept for reference, bytes never read"
+        )
     return Decision("unknown", False, f"file type not analysed ({suffix or name})")

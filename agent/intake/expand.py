@@ -57,10 +57,13 @@ def text_sha256(text: str) -> str:
 
 def check_counts(count: int, total: int, settings: Settings, *, what: str) -> None:
     if count > settings.max_files:
-        raise IntakeError(f"Refused {what}: {count:,} files is over the limit of {settings.max_files:,} files.")
+        raise IntakeError(
+            f"Refused {what}: {count:,} files is over the limit of {settings.max_files:,} files."
+        )
     if total > settings.max_total_bytes:
         raise IntakeError(
-            f"Refused {what}: {total:,} bytes is over the total size limit of {settings.max_total_bytes:,} bytes."
+            f"Refused {what}: {total:,} bytes is over the total size limit "
+            f"of {settings.max_total_bytes:,} bytes."
         )
 
 

@@ -34,6 +34,8 @@ _ONLY = "Only https://github.com/<owner>/<repo> URLs (optionally /tree/<ref>/<su
 
 @dataclass(frozen=True)
 class GithubTarget:
+    """A validated GitHub repository, with an optional ref and subfolder."""
+
     owner: str
     repo: str
     ref: str | None = None
@@ -41,10 +43,12 @@ class GithubTarget:
 
     @property
     def clone_url(self) -> str:
+        """The https clone URL (only ever github.com)."""
         return f"https://github.com/{self.owner}/{self.repo}.git"
 
     @property
     def url(self) -> str:
+        """The canonical web URL, used in messages and as the source file."""
         tail = f"/tree/{self.ref}" + (f"/{self.subdir}" if self.subdir else "") if self.ref else ""
         return f"https://github.com/{self.owner}/{self.repo}{tail}"
 
@@ -67,7 +71,11 @@ def parse_github_url(url: str) -> GithubTarget:
         port = parts.port
     except ValueError as exc:
         raise IntakeError(f"Refused {raw!r}: invalid port. {_ONLY}.") from exc
-    if host != "github.com" or port not in (None, 443) or parts.netloc.lower() not in ("github.com", "github.com:443"):
+    if (
+        host != "github.com"
+        or port not in (None, 443)
+        or parts.netloc.lower() not in ("github.com", "github.com:443")
+    ):
         raise IntakeError(f"Refused {raw!r}: host {host or parts.netloc!r} is not github.com. {_ONLY}.")
     if parts.query or parts.fragment:
         raise IntakeError(f"Refused {raw!r}: query strings and fragments are not accepted. {_ONLY}.")
@@ -83,7 +91,9 @@ def parse_github_url(url: str) -> GithubTarget:
     if not rest:
         return GithubTarget(owner, repo)
     if rest[0] != "tree" or len(rest) < 2:
-        raise IntakeError(f"Refused {raw!r}: only repository roots and /tree/<ref>/<subdir> are accepted. {_ONLY}.")
+        raise IntakeError(
+            f"Refused {raw!r}: only repository roots and /tree/<ref>/<subdir> are accepted. {_ONLY}."
+        )
     ref = rest[1]
     if not _REF.match(ref) or ref.startswith("-") or ".." in ref:
         raise IntakeError(f"Refused {raw!r}: invalid branch or tag name. {_ONLY}.")
@@ -110,7 +120,12 @@ def _run(cmd: list[str], *, cwd: Path | None, deadline: float, what: str, timeou
     if left <= 0:
         raise IntakeError(f"Could not fetch {what}: timed out after {timeout:g} s (unreachable or too slow).")
     proc = subprocess.Popen(
-        cmd, cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cmd,
+        cwd=cwd,
+        env=_git_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         start_new_session=True,
     )
     try:
@@ -118,44 +133,86 @@ def _run(cmd: list[str], *, cwd: Path | None, deadline: float, what: str, timeou
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        raise IntakeError(f"Could not fetch {what}: timed out after {timeout:g} s (unreachable or too slow).") from None
+        raise IntakeError(
+            f"Could not fetch {what}: timed out after {timeout:g} s (unreachable or too slow)."
+        ) from None
     if proc.returncode != 0:
         last = (err or b"").decode("utf-8", "replace").strip().splitlines()
         detail = last[-1] if last else f"git exited with {proc.returncode}"
         raise IntakeError(f"Could not fetch {what}: {detail[:200]}")
 
 
-def clone_entries(target: GithubTarget, settings: Settings, *, origin_for_tests: str | None = None) -> list[Entry]:
+def clone_entries(
+    target: GithubTarget, settings: Settings, *, origin_for_tests: str | None = None
+) -> list[Entry]:
     """Clone, read every file into memory, and remove the clone before returning."""
     origin = origin_for_tests or target.clone_url
     what = target.url
-    git = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.symlinks=false", "-c", "submodule.recurse=false",
-           "-c", "filter.lfs.smudge=", "-c", "filter.lfs.process=", "-c", "filter.lfs.required=false"]
+    git = [
+        "git",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "core.symlinks=false",
+        "-c",
+        "submodule.recurse=false",
+        "-c",
+        "filter.lfs.smudge=",
+        "-c",
+        "filter.lfs.process=",
+        "-c",
+        "filter.lfs.required=false",
+    ]
     if origin_for_tests:
         git += ["-c", "protocol.file.allow=always"]
     tmp = Path(tempfile.mkdtemp(prefix="godot-rag-clone-"))
     try:
         repo = tmp / "repo"
         deadline = time.monotonic() + settings.clone_timeout
-        clone = [*git, "clone", "--quiet", "--depth", "1", "--filter=blob:none", "--sparse", "--no-checkout",
-                 "--no-recurse-submodules", "--single-branch"]
+        clone = [
+            *git,
+            "clone",
+            "--quiet",
+            "--depth",
+            "1",
+            "--filter=blob:none",
+            "--sparse",
+            "--no-checkout",
+            "--no-recurse-submodules",
+            "--single-branch",
+        ]
         if target.ref:
             clone += ["--branch", target.ref]
-        _run([*clone, "--", origin, str(repo)], cwd=tmp, deadline=deadline, what=what, timeout=settings.clone_timeout)
+        _run(
+            [*clone, "--", origin, str(repo)],
+            cwd=tmp,
+            deadline=deadline,
+            what=what,
+            timeout=settings.clone_timeout,
+        )
         if target.subdir:
             sparse = [*git, "sparse-checkout", "set", "--", target.subdir]
         else:
             sparse = [*git, "sparse-checkout", "disable"]
         _run(sparse, cwd=repo, deadline=deadline, what=what, timeout=settings.clone_timeout)
-        _run([*git, "checkout", "--quiet"], cwd=repo, deadline=deadline, what=what, timeout=settings.clone_timeout)
+        _run(
+            [*git, "checkout", "--quiet"],
+            cwd=repo,
+            deadline=deadline,
+            what=what,
+            timeout=settings.clone_timeout,
+        )
         root = repo / target.subdir if target.subdir else repo
         if not root.is_dir():
-            raise IntakeError(f"Could not fetch {what}: the folder {target.subdir!r} does not exist in the repository.")
+            raise IntakeError(
+                f"Could not fetch {what}: the folder {target.subdir!r} does not exist in the repository."
+            )
         _check_disk_size(repo, settings, what=what)
         entries = directory_entries(root, settings, what=what)
         # read now: the clone is deleted when we return
         return [
-            Entry(e.path, e.size, read=_preread(e, settings), excluded=e.excluded) if e.read else e for e in entries
+            Entry(e.path, e.size, read=_preread(e, settings), excluded=e.excluded) if e.read else e
+            for e in entries
         ]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -181,5 +238,6 @@ def _check_disk_size(repo: Path, settings: Settings, *, what: str) -> None:
             total += (Path(dirpath) / f).lstat().st_size
         if total > settings.max_total_bytes:
             raise IntakeError(
-                f"Refused {what}: the checkout exceeds the total size limit of {settings.max_total_bytes:,} bytes."
+                f"Refused {what}: the checkout exceeds the total size limit "
+                f"of {settings.max_total_bytes:,} bytes."
             )

@@ -17,18 +17,35 @@ from agent.settings import Settings
 
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)^[ \t]*```[ \t]*$", re.M | re.S)
 _HEADER = re.compile(
-    r"^# ((?:[\w.@+-]+/)*(?:project\.godot|[\w.@+-]+\.(?:gd|tscn|tres|godot|import|uid|cfg|md|txt|json|gdshader|cs)"
+    r"^# ((?:[\w.@+-]+/)*(?:project\.godot"
+    r"|[\w.@+-]+\.(?:gd|tscn|tres|godot|import|uid|cfg|md|txt|json|gdshader|cs)"
     r"|\.gitignore|\.gdignore|README|LICENSE))[ \t]*$"
 )
 _HINTS: dict[str, SourceKind] = {
-    "gdscript": "gdscript", "gd": "gdscript", "godot": "gdscript", "python": "gdscript", "py": "gdscript",
-    "tscn": "scene", "scene": "scene", "tres": "resource", "resource": "resource",
-    "project": "project_config", "project.godot": "project_config", "ini": "project_config", "cfg": "project_config",
-    "import": "import", "toml": "project_config",
+    "gdscript": "gdscript",
+    "gd": "gdscript",
+    "godot": "gdscript",
+    "python": "gdscript",
+    "py": "gdscript",
+    "tscn": "scene",
+    "scene": "scene",
+    "tres": "resource",
+    "resource": "resource",
+    "project": "project_config",
+    "project.godot": "project_config",
+    "ini": "project_config",
+    "cfg": "project_config",
+    "import": "import",
+    "toml": "project_config",
 }
 _SUFFIX: dict[str, str] = {
-    "gdscript": ".gd", "scene": ".tscn", "resource": ".tres", "project_config": ".godot", "import": ".import",
-    "markdown": ".md", "unknown": ".gd",
+    "gdscript": ".gd",
+    "scene": ".tscn",
+    "resource": ".tres",
+    "project_config": ".godot",
+    "import": ".import",
+    "markdown": ".md",
+    "unknown": ".gd",
 }
 
 
@@ -39,18 +56,28 @@ def snippet_id(text: str) -> str:
 def check_paste(text: str, settings: Settings) -> None:
     """Refuse empty, binary, NUL-containing and oversized pastes with a clear message."""
     if not text or not text.strip():
-        raise IntakeError("The pasted text is empty: paste GDScript, a scene or project file, or give a file.")
+        raise IntakeError(
+            "The pasted text is empty: paste GDScript, a scene or project file, or give a file."
+        )
     if "\0" in text:
-        raise IntakeError("The pasted text contains NUL bytes, so it looks like binary data; paste source code.")
+        raise IntakeError(
+            "The pasted text contains NUL bytes, so it looks like binary data; paste source code."
+        )
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > settings.max_file_bytes:
-        raise IntakeError(f"The pasted text is {size:,} bytes, over the file size limit of {settings.max_file_bytes:,}.")
+        raise IntakeError(
+            f"The pasted text is {size:,} bytes, over the file size limit of {settings.max_file_bytes:,}."
+        )
     sample = text[:20000]
     odd = sum(
-        1 for ch in sample if (unicodedata.category(ch) in ("Cc", "Cs", "Co") and ch not in "\t\n\r\f") or ch == "\ufffd"
+        1
+        for ch in sample
+        if (unicodedata.category(ch) in ("Cc", "Cs", "Co") and ch not in "\t\n\r\f") or ch == "\ufffd"
     )
     if odd > max(4, len(sample) // 100):
-        raise IntakeError("The pasted text looks like binary data (control characters); paste source code as text.")
+        raise IntakeError(
+            "The pasted text looks like binary data (control characters); paste source code as text."
+        )
 
 
 def infer_kind(text: str, *, extension_hint: str | None, stated: str | None) -> SourceKind:

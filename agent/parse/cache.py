@@ -20,7 +20,9 @@ _entries: OrderedDict[tuple[str, str, str], bytes] = OrderedDict()
 _stats = {"hits": 0, "misses": 0}
 
 
-def cached_drafts(key: tuple[str, str, str], build: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def cached_drafts(
+    key: tuple[str, str, str], build: Callable[[], list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
     """Drafts for `key`, built once; the caller owns the returned objects."""
     with _lock:
         hit = _entries.get(key)

@@ -118,7 +118,9 @@ def chunk_direct(path: str, text: str) -> list[dict[str, Any]]:
         if tag == "text":
             kind, name = "text_block", None
         elif tag is None:
-            kind, name = ("config_preamble", None) if suffix in (".godot", ".cfg", ".import") else ("text_block", None)
+            kind, name = (
+                ("config_preamble", None) if suffix in (".godot", ".cfg", ".import") else ("text_block", None)
+            )
         elif suffix == ".import":
             kind, name = "import_section", tag
         elif suffix in (".tscn", ".tres", ".escn") and tag in _TAG_KIND:

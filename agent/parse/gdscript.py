@@ -21,7 +21,12 @@ from tree_sitter import Language, Node, Parser
 from agent.parse.facts import gd_facts, mask_comments
 from agent.parse.text import Lines, is_code_line
 
-_DECL_NODES = {"variable_statement", "const_statement", "export_variable_statement", "onready_variable_statement"}
+_DECL_NODES = {
+    "variable_statement",
+    "const_statement",
+    "export_variable_statement",
+    "onready_variable_statement",
+}
 _KIND_OF = {
     "extends_statement": "class_extends",
     "class_name_statement": "class_name",
@@ -32,7 +37,7 @@ _KIND_OF = {
     "class_definition": "inner_class",
 }
 _ORDINAL_KINDS = {"class_extends", "tool", "unparsed"}
-# Godot 3 keywords the 6.1 grammar rejects; blanked (same length) before parsing, facts read from the original.
+# What the 6.1 grammar rejects; blanked (same length) before parsing, facts read from the original.
 _RECOVER = [
     (re.compile(rb"^([ \t]*)(sync)(?=[ \t]+(?:func|var|static)\b)", re.M), 2, "sync keyword"),
     (re.compile(rb"(\$)(?=%)"), 1, "$% unique node path"),
@@ -182,7 +187,11 @@ def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: in
         prev = pieces[-1] if pieces else None
         if prev is not None and (
             piece.start <= prev.end
-            or (kind == "declaration_group" and prev.kind == "declaration_group" and piece.start == prev.end + 1)
+            or (
+                kind == "declaration_group"
+                and prev.kind == "declaration_group"
+                and piece.start == prev.end + 1
+            )
         ):
             _merge(prev, piece)
         else:
@@ -242,7 +251,9 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     nc_lines = [ln.rstrip("\r") for ln in mask_comments(text, strings=False).split("\n")]
     m_lines = [ln.rstrip("\r") for ln in mask_comments(text, strings=True).split("\n")]
 
-    extends_text = "\n".join(lines.slice(p.start + 1, p.end + 1) for p in pieces if p.kind in ("class_extends", "class_name"))
+    extends_text = "\n".join(
+        lines.slice(p.start + 1, p.end + 1) for p in pieces if p.kind in ("class_extends", "class_name")
+    )
     decl_text: dict[str, str] = {}
     for p in pieces:
         if p.kind == "declaration_group":
@@ -273,7 +284,11 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
             extra["leading_annotations"] = p.notes
         context = ""
         if p.kind in ("function", "inner_class", "unparsed"):
-            used = [decl_text[i] for i in extra["identifiers"] if i in decl_text and i not in extra["declared_names"]]
+            used = [
+                decl_text[i]
+                for i in extra["identifiers"]
+                if i in decl_text and i not in extra["declared_names"]
+            ]
             context = "\n".join([extends_text, *used[:12]]).strip()
         elif p.kind not in ("class_extends", "class_name", "tool"):
             context = extends_text

@@ -1,4 +1,4 @@
-"""Line bookkeeping shared by the AST and direct chunkers.
+r"""Line bookkeeping shared by the AST and direct chunkers.
 
 Chunks are cut on whole lines. Spans are 1-based inclusive lines of the file itself and byte
 offsets [start, end) into the UTF-8 encoding of `SourceFile.text` (BOM already stripped, CRLF
@@ -24,6 +24,7 @@ class Lines:
 
     @classmethod
     def of(cls, text: str) -> Lines:
+        """Split a decoded file; a final newline does not start an extra line."""
         raw = text.split("\n")
         if len(raw) > 1 and raw[-1] == "":
             raw.pop()  # the final newline ends the last line; it does not start a new one
@@ -49,7 +50,7 @@ class Lines:
         return self.starts[start_line - 1], self.starts[end_line - 1] + self.lengths[end_line - 1]
 
     def slice(self, start_line: int, end_line: int) -> str:
-        """The original lines start..end joined with `\\n`."""
+        r"""The original lines start..end joined with `\\n`."""
         return "\n".join(self.lines[start_line - 1 : end_line])
 
 

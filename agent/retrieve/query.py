@@ -38,8 +38,16 @@ def split_trace(chunk: Chunk, project_id: str) -> ChunkTrace:
 def _trace_tokens(chunk: Chunk) -> set[str]:
     path = chunk.source_file
     p = PurePosixPath(path.split("://", 1)[-1])
-    tokens = {path, p.as_posix(), p.name, p.stem, chunk.chunk_id, chunk.source_sha256, chunk.sha256,
-              str(chunk.chunk_order)}
+    tokens = {
+        path,
+        p.as_posix(),
+        p.name,
+        p.stem,
+        chunk.chunk_id,
+        chunk.source_sha256,
+        chunk.sha256,
+        str(chunk.chunk_order),
+    }
     tokens |= {part for part in p.parts if part}
     tokens |= set(re.split(r"[:/]", chunk.chunk_id))
     return {t.lower() for t in tokens if t}
@@ -83,7 +91,9 @@ def build_retriever_query(prompt: str, chunk: Chunk) -> RetrieverQuery:
     )
 
 
-def check_transmission(chunks: list[Chunk], payload_chunk_ids: list[str], expansion: Expansion | None = None) -> None:
+def check_transmission(
+    chunks: list[Chunk], payload_chunk_ids: list[str], expansion: Expansion | None = None
+) -> None:
     """Block the send unless order, ids and (with an expansion) every file's sha256 and lines check out.
 
     - `chunk_order` strictly increases and chunk ids are unique;
@@ -129,5 +139,6 @@ def check_transmission(chunks: list[Chunk], payload_chunk_ids: list[str], expans
         got = "\n".join(block.get(n, "\0missing") for n in range(c.span.start_line, c.span.end_line + 1))
         if got != c.code_text:
             raise TransmissionError(
-                f"{c.chunk_id}: lines {c.span.start_line}-{c.span.end_line} of the expanded block differ from the chunk."
+                f"{c.chunk_id}: lines {c.span.start_line}-{c.span.end_line} of the expanded block "
+                "differ from the chunk."
             )

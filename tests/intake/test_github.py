@@ -28,8 +28,14 @@ def origin(tmp_path_factory) -> Path:
     shutil.copytree(PROJECT, repo / "game")
     (repo / "tools").mkdir()
     (repo / "tools" / "other.gd").write_text("extends Node\n")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "PATH": "/usr/bin:/bin",
+    }
     for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "init"], ["branch", "v1"]):
         subprocess.run(["git", *cmd], cwd=repo, env=env, check=True)
     return repo
@@ -83,14 +89,18 @@ def test_intake_target_routes_urls_to_the_validator(base_settings):
 
 def test_clone_from_local_origin(base_settings, origin):
     before = _leftovers()
-    r = intake_github("https://github.com/example/coins", settings=base_settings,
-                      origin_for_tests=origin.as_uri())
+    r = intake_github(
+        "https://github.com/example/coins", settings=base_settings, origin_for_tests=origin.as_uri()
+    )
     paths = {f.path for f in r.expansion.included}
     assert "game/scripts/player.gd" in paths and "tools/other.gd" in paths
     assert r.request.source_origin == "github" and r.request.source_file == "https://github.com/example/coins"
     assert not any(p.startswith(".git/") for p in paths)
-    sub = intake_github("https://github.com/example/coins/tree/v1/game", settings=base_settings,
-                        origin_for_tests=origin.as_uri())
+    sub = intake_github(
+        "https://github.com/example/coins/tree/v1/game",
+        settings=base_settings,
+        origin_for_tests=origin.as_uri(),
+    )
     assert {f.path for f in sub.expansion.included} >= {"project.godot", "scripts/player.gd"}
     assert "tools/other.gd" not in {f.path for f in sub.expansion.files}
     assert _leftovers() == before
@@ -99,14 +109,23 @@ def test_clone_from_local_origin(base_settings, origin):
 def test_clone_errors_are_clear_and_clean(base_settings, origin, tmp_path):
     before = _leftovers()
     with pytest.raises(IntakeError, match="Could not fetch"):
-        intake_github("https://github.com/example/missing", settings=base_settings,
-                      origin_for_tests=(tmp_path / "nope").as_uri())
+        intake_github(
+            "https://github.com/example/missing",
+            settings=base_settings,
+            origin_for_tests=(tmp_path / "nope").as_uri(),
+        )
     with pytest.raises(IntakeError, match="Could not fetch"):
-        intake_github("https://github.com/example/coins/tree/no-such-branch", settings=base_settings,
-                      origin_for_tests=origin.as_uri())
+        intake_github(
+            "https://github.com/example/coins/tree/no-such-branch",
+            settings=base_settings,
+            origin_for_tests=origin.as_uri(),
+        )
     with pytest.raises(IntakeError, match="does not exist"):
-        intake_github("https://github.com/example/coins/tree/main/no_folder", settings=base_settings,
-                      origin_for_tests=origin.as_uri())
+        intake_github(
+            "https://github.com/example/coins/tree/main/no_folder",
+            settings=base_settings,
+            origin_for_tests=origin.as_uri(),
+        )
     small = base_settings.with_(max_total_bytes=500)
     with pytest.raises(IntakeError, match="total size limit of 500"):
         intake_github("https://github.com/example/coins", settings=small, origin_for_tests=origin.as_uri())
@@ -136,8 +155,11 @@ def test_unreachable_repo_times_out(base_settings):
     try:
         start = time.monotonic()
         with pytest.raises(IntakeError, match=r"timed out after 1\.5 s"):
-            intake_github("https://github.com/example/slow", settings=base_settings.with_(clone_timeout=1.5),
-                          origin_for_tests=f"http://127.0.0.1:{port}/example/slow.git")
+            intake_github(
+                "https://github.com/example/slow",
+                settings=base_settings.with_(clone_timeout=1.5),
+                origin_for_tests=f"http://127.0.0.1:{port}/example/slow.git",
+            )
         assert time.monotonic() - start < 10
     finally:
         stop.set()

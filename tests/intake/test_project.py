@@ -47,9 +47,17 @@ def test_small_project_directory(base_settings, project):
     assert [f.path for f in r.expansion.files] == sorted(files)
     included = {p for p, f in files.items() if f.included}
     assert included == {
-        ".gitignore", "art/icon.png.import", "project.godot", "scenes/coin.tscn", "scenes/main.tscn",
-        "scenes/player.tscn", "scripts/coin.gd", "scripts/coin.gd.uid", "scripts/player.gd",
-        "scripts/player.gd.uid", "scripts/score.gd",
+        ".gitignore",
+        "art/icon.png.import",
+        "project.godot",
+        "scenes/coin.tscn",
+        "scenes/main.tscn",
+        "scenes/player.tscn",
+        "scripts/coin.gd",
+        "scripts/coin.gd.uid",
+        "scripts/player.gd",
+        "scripts/player.gd.uid",
+        "scripts/score.gd",
     }
     assert "Documentation files are excluded" in files["README.md"].reason
     assert "binary asset" in files["art/icon.png"].reason and files["art/icon.png"].text is None
@@ -69,8 +77,11 @@ def test_small_project_directory(base_settings, project):
 
 
 def test_zip_upload_matches_directory(base_settings, project):
-    files = {f"coin_chase/{p.relative_to(project).as_posix()}": p.read_bytes()
-             for p in sorted(project.rglob("*")) if p.is_file()}
+    files = {
+        f"coin_chase/{p.relative_to(project).as_posix()}": p.read_bytes()
+        for p in sorted(project.rglob("*"))
+        if p.is_file()
+    }
     data = _zip(files)
     r = intake_zip(data, name="coin_chase.zip", settings=base_settings)
     d = intake_directory(project, settings=base_settings)
@@ -78,24 +89,38 @@ def test_zip_upload_matches_directory(base_settings, project):
     assert r.request.source_origin == "uploaded_zip"
     via_uploads = intake_uploads([("coin_chase.zip", data)], settings=base_settings)
     assert via_uploads.request.project_id == d.request.project_id
-    mixed = intake_uploads([("extra.gd", b"extends Node\n"), ("coin_chase.zip", data)], settings=base_settings)
+    mixed = intake_uploads(
+        [("extra.gd", b"extends Node\n"), ("coin_chase.zip", data)], settings=base_settings
+    )
     assert "coin_chase/scripts/player.gd" in {f.path for f in mixed.expansion.included}
 
 
 def test_single_file_upload_and_target_dispatch(base_settings, project, tmp_path):
-    r = intake_uploads([("player.gd", (project / "scripts" / "player.gd").read_bytes())], settings=base_settings)
+    r = intake_uploads(
+        [("player.gd", (project / "scripts" / "player.gd").read_bytes())], settings=base_settings
+    )
     assert r.request.source_origin == "uploaded_file" and r.request.source_kind == "gdscript"
     assert r.request.source_sha256 == r.expansion.included[0].sha256
     assert intake_target(str(project), settings=base_settings).request.source_origin == "local_directory"
-    assert intake_target(str(project / "project.godot"), settings=base_settings).request.source_kind == "project_config"
-    assert intake_target("-", settings=base_settings, stdin_text="extends Node\n").request.source_origin == "pasted_snippet"
+    assert (
+        intake_target(str(project / "project.godot"), settings=base_settings).request.source_kind
+        == "project_config"
+    )
+    assert (
+        intake_target("-", settings=base_settings, stdin_text="extends Node\n").request.source_origin
+        == "pasted_snippet"
+    )
     with pytest.raises(IntakeError, match="not a file, a directory"):
         intake_target(str(tmp_path / "missing"), settings=base_settings)
 
 
 def test_invalid_utf8_and_nul_files_are_excluded_with_reason(base_settings):
     r = intake_uploads(
-        [("good.gd", b"extends Node\n"), ("bad.gd", b"extends Node\n\xff\xfe\n"), ("nul.tscn", b"[gd_scene]\x00")],
+        [
+            ("good.gd", b"extends Node\n"),
+            ("bad.gd", b"extends Node\n\xff\xfe\n"),
+            ("nul.tscn", b"[gd_scene]\x00"),
+        ],
         settings=base_settings,
     )
     files = {f.path: f for f in r.expansion.files}

@@ -26,15 +26,19 @@ def test_plain_snippet_request_and_trace(base_settings):
 def test_fenced_snippet_and_kind_inference(base_settings):
     r = intake_snippet("Here:\n```gdscript\nextends Node\nvar a = 1\n```\nthanks", settings=base_settings)
     assert r.expansion.included[0].text == "extends Node\nvar a = 1\n"
-    scene = intake_snippet('```\n[gd_scene format=3]\n\n[node name="A" type="Node"]\n```', settings=base_settings)
+    scene = intake_snippet(
+        '```\n[gd_scene format=3]\n\n[node name="A" type="Node"]\n```', settings=base_settings
+    )
     assert scene.request.source_kind == "scene" and scene.request.source_file.endswith(".tscn")
-    cfg = intake_snippet("config_version=4\n\n[application]\nconfig/name=\"x\"\n", settings=base_settings)
+    cfg = intake_snippet('config_version=4\n\n[application]\nconfig/name="x"\n', settings=base_settings)
     assert cfg.request.source_kind == "project_config"
     chunks = chunk_project(cfg.expansion, project_id=cfg.request.project_id)
     assert chunks[0].extra["project"]["config_version"] == 4
     stated = intake_snippet("x = 1\n", settings=base_settings, language_hint="tres")
     assert stated.request.source_kind == "resource"
-    two = intake_snippet("```gd\nextends Node\n```\nand\n```tscn\n[gd_scene format=3]\n```", settings=base_settings)
+    two = intake_snippet(
+        "```gd\nextends Node\n```\nand\n```tscn\n[gd_scene format=3]\n```", settings=base_settings
+    )
     assert [f.path.rsplit(".", 1)[1] for f in two.expansion.included] == ["gd", "tscn"]
 
 

@@ -11,8 +11,13 @@ from agent.parse.text import Lines, is_code_line
 def source(path: str, text: str) -> SourceFile:
     kind = "gdscript" if path.endswith(".gd") else "scene" if path.endswith(".tscn") else "unknown"
     return SourceFile(
-        path=path, kind=kind, included=True, reason="test", size=len(text.encode()),
-        sha256=hashlib.sha256(text.encode()).hexdigest(), text=text,
+        path=path,
+        kind=kind,
+        included=True,
+        reason="test",
+        size=len(text.encode()),
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        text=text,
     )
 
 

@@ -12,8 +12,25 @@ from tests.parse.helpers import assert_coverage, source
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
 GD_FILES = sorted(FIXTURES.rglob("*.gd"))
-JUNK = [")) ((", "sync func broken(", "$%Unique.thing = 1", "\tif x:", "var = = 3", "@", "func", "class X", '"""',
-        "  \t  mixed()", "enum {", "# comment", "", "\t\t\tdeep()", "else:", "export(int) var e", "\x0c"]
+JUNK = [
+    ")) ((",
+    "sync func broken(",
+    "$%Unique.thing = 1",
+    "\tif x:",
+    "var = = 3",
+    "@",
+    "func",
+    "class X",
+    '"""',
+    "  \t  mixed()",
+    "enum {",
+    "# comment",
+    "",
+    "\t\t\tdeep()",
+    "else:",
+    "export(int) var e",
+    "\x0c",
+]
 
 
 def _mutations(text: str, seed: int) -> str:
@@ -66,7 +83,9 @@ def test_crlf_and_bom_keep_line_numbers(base_settings):
     assert_coverage(file.text, got)
     raw = file.text.encode()
     proc = next(c for c in got if c.name == "_physics_process")
-    assert raw[proc.span.start_byte : proc.span.end_byte].startswith(b'@warning_ignore("unused_parameter")\r\nfunc')
+    assert raw[proc.span.start_byte : proc.span.end_byte].startswith(
+        b'@warning_ignore("unused_parameter")\r\nfunc'
+    )
 
 
 def test_mixed_tabs_and_spaces():

@@ -14,13 +14,18 @@ def test_project_godot_sections_and_candidates():
     text = (PROJECT / "project.godot").read_text()
     chunks = chunk_file(source("project.godot", text))
     assert [(c.chunk_kind, c.name) for c in chunks] == [
-        ("config_preamble", None), ("config_section", "application"), ("config_section", "autoload"),
-        ("config_section", "input"), ("config_section", "rendering"),
+        ("config_preamble", None),
+        ("config_section", "application"),
+        ("config_section", "autoload"),
+        ("config_section", "input"),
+        ("config_section", "rendering"),
     ]
     assert chunks[0].code_text == "config_version=5"  # leading `;` comments are not content
     summary = chunks[0].extra["project"]
     assert summary == {
-        "config_version": 5, "features": ["4.3", "Forward Plus"], "input_actions": ["jump", "dash"],
+        "config_version": 5,
+        "features": ["4.3", "Forward Plus"],
+        "input_actions": ["jump", "dash"],
         "autoloads": {"Score": "res://scripts/score.gd"},
     }
     app, autoload, inputs = chunks[1], chunks[2], chunks[3]
@@ -37,8 +42,11 @@ def test_tscn_blocks_keep_multiline_values():
     text = (PROJECT / "scenes" / "coin.tscn").read_text()
     chunks = chunk_file(source("scenes/coin.tscn", text))
     assert [(c.chunk_kind, c.name) for c in chunks] == [
-        ("scene_header", None), ("ext_resource", "1_cs"), ("sub_resource", "SpriteFrames_1"),
-        ("node", "Coin"), ("node", "Sprite"),
+        ("scene_header", None),
+        ("ext_resource", "1_cs"),
+        ("sub_resource", "SpriteFrames_1"),
+        ("node", "Coin"),
+        ("node", "Sprite"),
     ]
     frames = chunks[2]
     assert frames.code_text.endswith("}]") and '"name": &"spin",' in frames.code_text
@@ -50,7 +58,10 @@ def test_tscn_blocks_keep_multiline_values():
 
 
 def test_tscn_bracket_line_inside_array_is_not_a_header():
-    text = '[gd_scene format=3]\n\n[node name="A" type="Node"]\npoints = [\n[1, 2]\n]\n\n[node name="B" type="Node" parent="."]\n'
+    text = (
+        '[gd_scene format=3]\n\n[node name="A" type="Node"]\npoints = [\n[1, 2]\n]\n\n'
+        '[node name="B" type="Node" parent="."]\n'
+    )
     chunks = chunk_file(source("x.tscn", text))
     assert [c.name for c in chunks] == [None, "A", "B"]
     assert chunks[1].span.end_line == 6
@@ -70,7 +81,9 @@ def test_import_uid_and_ignore_files():
     imp = (PROJECT / "art" / "icon.png.import").read_text()
     chunks = chunk_file(source("art/icon.png.import", imp))
     assert [(c.chunk_kind, c.name) for c in chunks] == [
-        ("import_section", "remap"), ("import_section", "deps"), ("import_section", "params"),
+        ("import_section", "remap"),
+        ("import_section", "deps"),
+        ("import_section", "params"),
     ]
     uid = chunk_file(source("scripts/player.gd.uid", "uid://b1playerscr\n"))
     assert [(c.chunk_kind, c.reference_candidates) for c in uid] == [("text_block", ["uid://b1playerscr"])]

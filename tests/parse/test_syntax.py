@@ -20,10 +20,22 @@ def test_godot3_file_chunks():
     assert_coverage(text, chunks)
     ids = [c.chunk_id.split(":", 1)[1] for c in chunks]
     assert ids == [
-        "tool:1", "class_extends:1", "class_name:Walker", "signal:landed", "declaration_group:max_hp",
-        "declaration_group:JUMP", "enum:Mood", "function:sync_position", "function:announce",
-        "function:take_hit", "declaration_group:remote_pos", "function:set_hp", "function:get_hp",
-        "function:_physics_process", "function:helper", "inner_class:Inner",
+        "tool:1",
+        "class_extends:1",
+        "class_name:Walker",
+        "signal:landed",
+        "declaration_group:max_hp",
+        "declaration_group:JUMP",
+        "enum:Mood",
+        "function:sync_position",
+        "function:announce",
+        "function:take_hit",
+        "declaration_group:remote_pos",
+        "function:set_hp",
+        "function:get_hp",
+        "function:_physics_process",
+        "function:helper",
+        "inner_class:Inner",
     ]
     assert all(c.parse_status == "ok" for c in chunks), [(c.chunk_id, c.parse_status) for c in chunks]
     by = _by_id(chunks)
@@ -58,9 +70,18 @@ def test_godot4_file_chunks():
     assert_coverage(text, chunks)
     ids = [c.chunk_id.split(":", 1)[1] for c in chunks]
     assert ids == [
-        "tool:1", "class_extends:1", "class_name:Runner", "signal:landed", "declaration_group:max_hp",
-        "declaration_group:JUMP", "enum:Mood", "function:sync_position", "function:_physics_process",
-        "function:_ready", "function:helper", "inner_class:Inner",
+        "tool:1",
+        "class_extends:1",
+        "class_name:Runner",
+        "signal:landed",
+        "declaration_group:max_hp",
+        "declaration_group:JUMP",
+        "enum:Mood",
+        "function:sync_position",
+        "function:_physics_process",
+        "function:_ready",
+        "function:helper",
+        "inner_class:Inner",
     ]
     assert all(c.parse_status == "ok" for c in chunks), [(c.chunk_id, c.parse_status) for c in chunks]
     by = _by_id(chunks)
@@ -85,7 +106,10 @@ def test_godot4_file_chunks():
 
 
 def test_identifiers_skip_comments_and_strings():
-    text = 'extends Node\n\nfunc f():\n\t# yield(KinematicBody2D)\n\tprint("yield setget Tween")\n\tvar my_tween = 1\n'
+    text = (
+        'extends Node\n\nfunc f():\n\t# yield(KinematicBody2D)\n\tprint("yield setget Tween")\n'
+        "\tvar my_tween = 1\n"
+    )
     chunks = chunk_file(source("c.gd", text))
     fn = chunks[-1]
     assert "KinematicBody2D" not in fn.extra["identifiers"]

@@ -11,7 +11,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
 
 
 def _expanded_ranges(result, prefix: str) -> dict[str, list[str]]:
-    """file -> chunk ranges written as expanded line labels (E009, E013-E014, ...)."""
+    """File -> chunk ranges written as expanded line labels (E009, E013-E014, ...)."""
     exp = result.expansion
     where = {loc: i + 1 for i, loc in enumerate(exp.line_map) if loc is not None}
     chunks = chunk_project(exp, project_id=result.request.project_id)
@@ -34,7 +34,9 @@ def test_mini_dodge_pieces(base_settings):
     ranges = _expanded_ranges(result, "E")
     # files are expanded in sorted path order, so renumber against the original paste instead
     paste_lines = text.split("\n")
-    header_at = {line[2:]: i + 1 for i, line in enumerate(paste_lines) if line.startswith("# ") and "." in line}
+    header_at = {
+        line[2:]: i + 1 for i, line in enumerate(paste_lines) if line.startswith("# ") and "." in line
+    }
     chunks = chunk_project(exp, project_id=result.request.project_id)
 
     def labels(path: str) -> list[str]:

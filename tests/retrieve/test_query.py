@@ -25,8 +25,15 @@ def test_query_for_process_chunk(mini):
     r, chunks = mini
     process = next(c for c in chunks if c.name == "_process")
     q = build_retriever_query(PROMPT, process)
-    for term in ("Input.is_action_pressed", "Vector2.ZERO", "motion.normalized", "position.clamp",
-                 "Godot 3", "Godot 4", "migration"):
+    for term in (
+        "Input.is_action_pressed",
+        "Vector2.ZERO",
+        "motion.normalized",
+        "position.clamp",
+        "Godot 3",
+        "Godot 4",
+        "migration",
+    ):
         assert term in q.query_terms, term
     assert q.prompt_terms == ["Godot 3", "Godot 4", "migration"]
     assert q.task_type == "version_check"
@@ -48,7 +55,12 @@ def test_path_token_absent_from_code_never_becomes_a_term(base_settings, tmp_pat
     for chunk in chunk_project(r.expansion, project_id=r.request.project_id):
         q = build_retriever_query("explain this", chunk)
         low = [t.lower() for t in q.query_terms]
-        for token in ("secret_folder", "herocontroller", "herocontroller.gd", "secret_folder/herocontroller.gd"):
+        for token in (
+            "secret_folder",
+            "herocontroller",
+            "herocontroller.gd",
+            "secret_folder/herocontroller.gd",
+        ):
             assert token not in low
             assert all(token not in t for t in low)
         assert r.request.project_id not in q.query_text and chunk.chunk_id not in q.query_text
@@ -58,10 +70,12 @@ def test_path_token_absent_from_code_never_becomes_a_term(base_settings, tmp_pat
 def test_terms_that_name_the_file_are_dropped_unless_in_code(mini):
     _, chunks = mini
     decl = next(c for c in chunks if c.chunk_kind == "declaration_group")
-    tainted = decl.model_copy(update={
-        "symbol_candidates": ["player.gd", "Area2D", decl.chunk_id, decl.source_sha256],
-        "reference_candidates": ["res://player.gd"],
-    })
+    tainted = decl.model_copy(
+        update={
+            "symbol_candidates": ["player.gd", "Area2D", decl.chunk_id, decl.source_sha256],
+            "reference_candidates": ["res://player.gd"],
+        }
+    )
     q = build_retriever_query("", tainted)
     assert q.symbol_candidates == ["Area2D"] and q.reference_candidates == []
     # a path literally written in the code is search material (e.g. res:// references)
@@ -99,7 +113,12 @@ def test_transmission_checks(mini):
     [
         (PROMPT, "version_check", ["Godot 3", "Godot 4", "migration"], "en"),
         ("Migrate this to Godot 4 please", "migration", ["Godot 4", "migration"], "en"),
-        ("Which functions are deprecated or renamed?", "migration", ["deprecated", "renamed", "migration"], "en"),
+        (
+            "Which functions are deprecated or renamed?",
+            "migration",
+            ["deprecated", "renamed", "migration"],
+            "en",
+        ),
         ("What does this code do? Explain the usage", "explain", ["description", "usage"], "en"),
         ("이 코드를 Godot 4로 변환해줘", "migration", ["Godot 4", "migration"], "ko"),
         ("이 프로젝트 마이그레이션 방법", "migration", ["migration"], "ko"),
