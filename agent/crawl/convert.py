@@ -22,14 +22,26 @@ from agent.crawl.errors import PageError
 # First match wins: Read the Docs theme, basic Sphinx themes, then generic HTML.
 _MAIN = ('div[itemprop="articleBody"]', 'div[role="main"]', "div.body", "main", "article", "body")
 
-# Sphinx and theme UI that is not page content.
-_DROP = (
+# Sphinx and theme UI that is not page content (matched in one walk; CSS selectors cost 25 ms a page).
+_DROP_TAGS = frozenset({
     "script", "style", "noscript", "template", "nav", "footer", "header", "form", "button",
     "img", "svg", "picture", "video", "audio", "iframe", "hr",
-    "a.headerlink", ".headerlink", 'div[role="navigation"]', ".wy-breadcrumbs", ".rst-footer-buttons",
-    ".classref-item-separator", '[role="tablist"]', '[id*="giscus"]', '[class*="giscus"]',
-    ".sphinx-tabs-tab", ".rst-versions", ".wy-nav-side", ".wy-nav-top", ".related", ".sphinxsidebar",
-)
+})
+_DROP_CLASSES = frozenset({
+    "headerlink", "wy-breadcrumbs", "rst-footer-buttons", "classref-item-separator", "sphinx-tabs-tab",
+    "rst-versions", "wy-nav-side", "wy-nav-top", "related", "sphinxsidebar",
+})
+_DROP_ROLES = frozenset({"navigation", "tablist"})
+
+
+def _is_chrome(tag: Tag) -> bool:
+    if tag.name in _DROP_TAGS or tag.get("role") in _DROP_ROLES:
+        return True
+    classes = tag.get("class") or ()
+    if not _DROP_CLASSES.isdisjoint(classes):
+        return True
+    return "giscus" in (tag.get("id") or "") or any("giscus" in c for c in classes)
+
 
 # Class-reference member anchors, e.g. `class-node2d-property-position`, `class-node-method-add-child`.
 MEMBER_ANCHOR = re.compile(
@@ -151,8 +163,8 @@ def html_to_markdown(html: str | bytes, *, url: str = "") -> str:
 
 def _soup_to_markdown(soup: BeautifulSoup, *, url: str) -> str:
     main = _main_content(soup)
-    for selector in _DROP:
-        for el in main.select(selector):
+    for el in [t for t in main.find_all(True) if _is_chrome(t)]:
+        if not el.decomposed:
             el.decompose()
     anchors = _mark_member_anchors(main, soup)
     if main.find(["h1", "h2", "h3"]) is None:

@@ -7,6 +7,8 @@ It speaks HTTP/1.1 with keep-alive, sends ETag and Last-Modified, answers condit
 from __future__ import annotations
 
 import hashlib
+import json
+import sys
 import mimetypes
 import threading
 from collections import Counter
@@ -14,6 +16,8 @@ from email.utils import formatdate, parsedate_to_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+STATS_PATH = "/__stats__"  # counters as JSON, for a server running in another process
 
 
 class SiteServer:
@@ -60,6 +64,17 @@ class SiteServer:
                 counter.clear()
             self.conditional_requests = 0
 
+    def stats(self) -> dict[str, int]:
+        """Totals of what was served since the last reset."""
+        with self._lock:
+            return {
+                "requests": sum(self.requests.values()),
+                "bodies": sum(self.bodies.values()),
+                "page_bodies": sum(n for p, n in self.bodies.items() if p.endswith(".html")),
+                "not_modified": sum(self.not_modified.values()),
+                "conditional_requests": self.conditional_requests,
+            }
+
     def start(self) -> SiteServer:
         """Bind a free port and serve in a daemon thread."""
         handler = type("Handler", (_Handler,), {"site": self})
@@ -85,8 +100,6 @@ class SiteServer:
 
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request: object, client_address: object) -> None:
-        import sys
-
         if isinstance(sys.exc_info()[1], ConnectionError):
             return  # a client closing its keep-alive connection
         super().handle_error(request, client_address)
@@ -102,6 +115,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         site = self.site
         path = unquote(urlsplit(self.path).path)
+        if path == STATS_PATH:
+            return self._send(200, json.dumps(site.stats()).encode(), "application/json")
         with site._lock:
             site.requests[path] += 1
             site.user_agents.add(self.headers.get("User-Agent", ""))
@@ -166,3 +181,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         self.end_headers()
         self.wfile.write(body)
+
+
+if __name__ == "__main__":
+    # `python -m tests.crawl.site_server ROOT`: serve ROOT, print the origin, stop when stdin closes.
+    server = SiteServer(Path(sys.argv[1])).start()
+    print(server.origin, flush=True)
+    sys.stdin.read()
+    server.stop()
