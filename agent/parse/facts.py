@@ -125,6 +125,97 @@ def node_paths(code: str) -> list[str]:
     return _uniq(found)
 
 
+_TOKEN = re.compile(r"[A-Za-z_]\w*|[$%][\w/%]*|@\w*|\d[\w.]*|[.()\[\],{}]")
+_DECLARES = frozenset({"var", "const", "func", "class", "signal", "enum", "class_name", "for"})
+_CALLABLE_KEYWORDS = frozenset({"yield", "preload", "super"})
+
+
+def _scan(masked: str) -> tuple[list[str], list[str], list[str]]:
+    """One tokenizer pass: (identifiers, declared names, call/member candidates), in order.
+
+    A dotted chain followed by `(` is a call (`Input.is_action_pressed`, `$Sprite.play`,
+    `create_timer` after `get_tree().`); a chain on a capitalised name not followed by `(` is
+    a member access (`Vector2.ZERO`). The name after `func` is a declaration, not a call, and
+    the parameters of `func name(...)` and of lambdas are declared names.
+    """
+    idents: list[str] = []
+    declared: list[str] = []
+    calls: list[str] = []
+    chain: list[str] = []
+    dotted = False
+    declare_next = ""
+    params_depth = 0  # >0 while inside a func's parameter list
+    expect_param = False
+    after_func = False
+    for tok in _TOKEN.findall(masked):
+        c = tok[0]
+        if c.isalpha() or c == "_":
+            if declare_next:
+                declared.append(tok)
+                after_func = declare_next == "func"
+                declare_next = ""
+                chain = []
+                dotted = False
+                if tok not in KEYWORDS:
+                    idents.append(tok)
+                continue
+            if expect_param:
+                declared.append(tok)
+                expect_param = False
+            if dotted and chain:
+                chain.append(tok)
+            else:
+                if len(chain) > 1 and chain[-2][0].isupper():
+                    calls.append(f"{chain[-2]}.{chain[-1]}")
+                chain = [tok]
+            dotted = False
+            if tok in KEYWORDS:
+                if tok in _DECLARES:
+                    declare_next = tok
+                    chain = []
+                    if tok == "func":
+                        after_func = True  # a lambda: `func(` opens its parameters
+            else:
+                idents.append(tok)
+            continue
+        if c == ".":
+            dotted = True
+            continue
+        if c == "(":
+            if after_func:
+                after_func = False
+                declare_next = ""
+                params_depth, expect_param = 1, True
+                chain = []
+                continue
+            if chain:
+                head = chain[-1] if len(chain) == 1 else f"{chain[-2]}.{chain[-1]}"
+                if len(chain) > 1 or head not in KEYWORDS or head in _CALLABLE_KEYWORDS:
+                    calls.append(head)
+            if params_depth:
+                params_depth += 1
+            chain = []
+            dotted = False
+            continue
+        if params_depth:
+            if c == ")":
+                params_depth -= 1
+                expect_param = expect_param and params_depth > 0
+            elif c == "," and params_depth == 1:
+                expect_param = True
+        if len(chain) > 1 and chain[-2][0].isupper():
+            calls.append(f"{chain[-2]}.{chain[-1]}")
+        if c in "$%" and not dotted:
+            chain = [tok]
+        elif not (c in "$%" and dotted):
+            chain = []
+        dotted = False
+        after_func = False
+    if len(chain) > 1 and chain[-2][0].isupper():
+        calls.append(f"{chain[-2]}.{chain[-1]}")
+    return list(dict.fromkeys(idents)), list(dict.fromkeys(declared)), list(dict.fromkeys(calls))
+
+
 def gd_facts(code: str, code_no_comments: str, masked: str) -> dict[str, Any]:
     """Candidates and `extra` facts for one GDScript chunk.
 
@@ -134,30 +225,7 @@ def gd_facts(code: str, code_no_comments: str, masked: str) -> dict[str, Any]:
     """
     has_path = "$" in masked or "%" in masked or "get_node" in masked
     paths = node_paths(code_no_comments) if has_path else []
-    bare = masked
-    if has_path:
-        bare = _NODE_PATH.sub(" ", bare)
-        if "%" in bare:
-            bare = _UNIQUE.sub(lambda m: " ", bare)
-
-    identifiers = [i for i in dict.fromkeys(_IDENT.findall(bare)) if i not in KEYWORDS]
-    declared = _DECL.findall(masked)
-    if "func" in masked:
-        for params in _PARAMS.findall(masked):
-            declared += [m for m in _PARAM_NAME.findall(params)]
-    declared = list(dict.fromkeys(declared))
-
-    calls: list[str] = []
-    if "(" in masked:
-        for chain in _CALL_CHAIN.findall(masked):
-            if "." in chain:
-                parts = chain.split(".")
-                calls.append(f"{parts[-2]}.{parts[-1]}")
-            elif chain not in KEYWORDS or chain in ("yield", "preload", "super"):
-                calls.append(chain)
-        calls += _METHOD_AFTER_CALL.findall(masked)
-    if "." in bare:
-        calls += [f"{a}.{b}" for a, b in _CLASS_MEMBER.findall(bare)]
+    identifiers, declared, calls = _scan(masked)
 
     declared_set = set(declared)
     # types and classes: capitalised identifiers in code positions (extends, annotations, calls, statics)
@@ -183,7 +251,7 @@ def gd_facts(code: str, code_no_comments: str, masked: str) -> dict[str, Any]:
     syntax["unique_node"] = any(p.startswith(("%", "$%")) for p in paths)
     return {
         "symbol_candidates": symbols,
-        "api_call_candidates": list(dict.fromkeys(calls)),
+        "api_call_candidates": calls,
         "reference_candidates": refs,
         "extra": {"syntax": syntax, "declared_names": declared, "identifiers": identifiers},
     }

@@ -215,26 +215,25 @@ def _merge(prev: Piece, piece: Piece) -> None:
 
 
 def _cover(pieces: list[Piece], lines: Lines) -> list[Piece]:
-    """Add `unparsed` pieces for any code line no piece holds, and clip overlaps."""
-    owned = [False] * len(lines)
+    """Fold overlapping pieces, then add `unparsed` pieces for code lines that no piece holds."""
     out: list[Piece] = []
     for p in sorted(pieces, key=lambda p: p.start):
         if out and p.start <= out[-1].end:
             _merge(out[-1], p)
             continue
         out.append(p)
-    for p in out:
-        for r in range(p.start, min(p.end, len(lines) - 1) + 1):
-            owned[r] = True
+    text = lines.lines
     gaps: list[Piece] = []
-    r = 0
-    while r < len(lines):
-        if not owned[r] and is_code_line(lines.lines[r]):
-            s = r
-            while r + 1 < len(lines) and not owned[r + 1] and lines.lines[r + 1].strip():
-                r += 1
-            gaps.append(Piece("unparsed", ["uncovered"], s, r, status="error"))
-        r += 1
+    bounds = [(-1, -1), *((p.start, p.end) for p in out), (len(text), len(text))]
+    for (_, prev_end), (next_start, _) in zip(bounds, bounds[1:], strict=False):
+        r = prev_end + 1
+        while r < next_start:  # only the lines between pieces: usually blanks and comments
+            if is_code_line(text[r]):
+                s = r
+                while r + 1 < next_start and text[r + 1].strip():
+                    r += 1
+                gaps.append(Piece("unparsed", ["uncovered"], s, r, status="error"))
+            r += 1
     return sorted(out + gaps, key=lambda p: p.start) if gaps else out
 
 

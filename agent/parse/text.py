@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 _COMMENT_LINE = re.compile(r"^\s*(#|;)")
 
@@ -28,18 +29,16 @@ class Lines:
         raw = text.split("\n")
         if len(raw) > 1 and raw[-1] == "":
             raw.pop()  # the final newline ends the last line; it does not start a new one
-        lines: list[str] = []
-        starts: list[int] = []
-        lengths: list[int] = []
-        offset = 0
-        for line in raw:
-            size = len(line.encode("utf-8")) if not line.isascii() else len(line)
-            starts.append(offset)
-            offset += size + 1
+        sizes = list(map(len, raw)) if text.isascii() else [len(line.encode("utf-8")) for line in raw]
+        starts = [0, *accumulate(size + 1 for size in sizes)][: len(raw)]
+        if "\r" not in text:
+            return cls(lines=raw, starts=starts, lengths=sizes)
+        lines, lengths = [], []
+        for line, size in zip(raw, sizes, strict=True):
             if line.endswith("\r"):
                 line, size = line[:-1], size - 1
-            lengths.append(size)
             lines.append(line)
+            lengths.append(size)
         return cls(lines=lines, starts=starts, lengths=lengths)
 
     def __len__(self) -> int:

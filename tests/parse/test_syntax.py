@@ -103,6 +103,8 @@ def test_godot4_file_chunks():
     assert "landed.connect" in phys.api_call_candidates and "move_and_slide" in phys.api_call_candidates
     assert by["function:_ready"].extra["syntax"]["super_call"]
     assert "x" in phys.extra["declared_names"]  # lambda parameter is a user name
+    assert "return" not in phys.extra["declared_names"]
+    assert by["function:sync_position"].extra["declared_names"] == ["sync_position", "p"]
 
 
 def test_identifiers_skip_comments_and_strings():
