@@ -1,0 +1,175 @@
+"""What each chat handler does: start a run, resume one, answer a follow-up. Thin glue over agent/.
+
+Every user-facing failure becomes a short message: intake errors say what was wrong (size limit,
+host, zip), anything else is logged with a reference and never shown as a stack trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import chainlit as cl
+from chainlit.data import get_data_layer
+
+from ui import messages, runtime
+from ui.progress import ProgressView
+from ui.render import final_markdown
+
+log = logging.getLogger(__name__)
+
+
+
+def guarded(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """Turn every failure into a short chat message; nothing reaches the user as a traceback."""
+
+    @functools.wraps(handler)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from agent.intake import IntakeError
+
+        try:
+            return await handler(*args, **kwargs)
+        except IntakeError as exc:
+            await cl.Message(content=f"⚠️ {exc}").send()
+        except Exception:  # the chat's last line of defence: logged in full, reported briefly
+            ref = uuid.uuid4().hex[:8]
+            log.exception("chat handler failed (ref %s)", ref)
+            await cl.Message(content=messages.INTERNAL_ERROR.format(ref=ref)).send()
+        return None
+
+    return wrapper
+
+
+def _user() -> str:
+    user = cl.user_session.get("user")
+    return runtime.owner_of(getattr(user, "identifier", None))
+
+
+async def _remember_run(run_id: str) -> None:
+    """Tie the run to this thread (session + persisted thread metadata) for follow-ups and resume."""
+    runs = list(cl.user_session.get("run_ids") or [])
+    if run_id not in runs:
+        runs.append(run_id)
+    cl.user_session.set("run_id", run_id)
+    cl.user_session.set("run_ids", runs)
+    layer = get_data_layer()
+    thread_id = cl.context.session.thread_id
+    if layer is not None and thread_id:
+        await layer.update_thread(thread_id, metadata={"run_id": run_id, "run_ids": runs})
+
+
+def report_file(report: dict[str, Any]) -> cl.File:
+    """The downloadable JSON report, in the CLI's `--format json` shape."""
+    data = json.dumps(report, indent=2, ensure_ascii=False, default=str).encode("utf-8")
+    return cl.File(name=f"godot-rag-{report['run_id']}.json", content=data, mime="application/json", display="inline")
+
+
+async def _show_result(report: dict[str, Any]) -> None:
+    await cl.Message(content=final_markdown(report), elements=[report_file(report)]).send()
+
+
+async def _drive(title: str, start: Callable[[Callable[[Any], Awaitable[None]]], Awaitable[dict[str, Any]]]) -> None:
+    """Run (or resume) with live progress, then show the final answer."""
+    svc = await runtime.service()
+    view = ProgressView(title)
+    await view.start()
+
+    async def on_event(event: Any) -> None:
+        if view.run_id is None and event.run_id:
+            await _remember_run(event.run_id)
+        if not view.seeded and event.total:
+            # Once the chunks exist, list them all (waiting, or done before a resume).
+            await view.seed((await svc.report(event.run_id)).get("chunks") or [])
+        await view.on_event(event)
+
+    report = await start(on_event)
+    await _remember_run(report["run_id"])
+    await view.finish(report)
+    await _show_result(report)
+
+
+async def analyze(intake: Any, title: str) -> None:
+    """A new run for this thread's user, streamed into the chat."""
+    svc = await runtime.service()
+    run_id = f"ui-{uuid.uuid4().hex[:12]}"
+    cl.user_session.set("run_id", run_id)
+    await _drive(title, lambda cb: svc.analyze(intake, run_id=run_id, owner=_user(), on_event=cb))
+
+
+@guarded
+async def resume(run_id: str) -> None:
+    """Continue an interrupted run from its checkpoint; finished chunks are not judged again."""
+    svc = await runtime.service()
+    await _drive("Resuming the analysis", lambda cb: svc.resume(run_id, on_event=cb))
+
+
+async def _intake(text: str, files: list[Any]) -> tuple[Any, str]:
+    """The user's input as an IntakeResult, and a title for the progress message."""
+    from agent import intake as agent_intake
+    from agent.chat_input import split_link, split_prompt_and_code
+
+    settings = runtime.settings()
+    if files:
+        uploads = [(f.name, Path(f.path).read_bytes()) for f in files]
+        names = ", ".join(name for name, _ in uploads)
+        result = await asyncio.to_thread(agent_intake.intake_uploads, uploads, prompt=text, settings=settings)
+        return result, f"Analysing {names}"
+    link, prompt = split_link(text)
+    if link:
+        result = await asyncio.to_thread(agent_intake.intake_github, link, prompt=prompt, settings=settings)
+        return result, f"Analysing {link}"
+    prompt, code = split_prompt_and_code(text)
+    return agent_intake.intake_snippet(code, prompt=prompt, settings=settings), "Analysing your snippet"
+
+
+async def followup(question: str) -> None:
+    """Answer about the thread's stored run (report + retrieval); never re-runs the analysis."""
+    from agent.followup import answer_for_run
+
+    svc = await runtime.service()
+    answer = await answer_for_run(svc, cl.user_session.get("run_id"), question)
+    await cl.Message(content=answer.text).send()
+
+
+@guarded
+async def on_message(message: cl.Message) -> None:
+    """Route a message: empty → hint, follow-up → answer, else a new analysis."""
+    from agent.followup import is_followup
+
+    text = (message.content or "").strip()
+    files = [e for e in (message.elements or []) if getattr(e, "path", None)]
+    if not text and not files:
+        await cl.Message(content=messages.EMPTY_HINT).send()
+        return
+    if not files and is_followup(text, has_run=bool(cl.user_session.get("run_id"))):
+        await followup(text)
+        return
+    intake, title = await _intake(text, files)
+    await analyze(intake, title)
+
+
+@guarded
+async def on_resume(thread: dict[str, Any]) -> None:
+    """Reopened thread: restore its run and offer Resume if the analysis was interrupted."""
+    meta = thread.get("metadata") or {}
+    if isinstance(meta, str):
+        meta = json.loads(meta or "{}")
+    run_id = meta.get("run_id")
+    if not run_id:
+        return
+    cl.user_session.set("run_id", run_id)
+    cl.user_session.set("run_ids", meta.get("run_ids") or [run_id])
+    svc = await runtime.service()
+    report = await svc.report(run_id)
+    if report.get("status") in {"interrupted", "running"} and report.get("status") != "completed":
+        progress = report.get("progress") or {}
+        await cl.Message(
+            content=messages.RESUMABLE.format(done=progress.get("done", 0), total=progress.get("total", 0)),
+            actions=[cl.Action(name="resume_analysis", label="Resume analysis", payload={"run_id": run_id})],
+        ).send()

@@ -1,0 +1,108 @@
+"""Prepare and start the Chainlit server: app root, auth secret, migrations, then exec chainlit.
+
+Chainlit reads `.chainlit/config.toml` from its app root and writes translations and uploads
+there, so the app root lives under GODOT_RAG_HOME (never the checkout) and the committed
+config in `ui/assets/` is copied into it on every start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import sys
+from pathlib import Path
+
+from agent.settings import Settings
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+APP = Path(__file__).resolve().parent / "app.py"
+
+
+def app_root(settings: Settings) -> Path:
+    """Create the Chainlit app root under GODOT_RAG_HOME with the committed config and welcome page."""
+    root = settings.home / "chainlit_app"
+    (root / ".chainlit").mkdir(parents=True, exist_ok=True)
+    (root / "public").mkdir(exist_ok=True)
+    shutil.copyfile(ASSETS / "config.toml", root / ".chainlit" / "config.toml")
+    shutil.copyfile(ASSETS / "chainlit.md", root / "chainlit.md")
+    shutil.copyfile(ASSETS / "style.css", root / "public" / "style.css")
+    _english_wording(root)
+    return root
+
+
+# Chainlit's English strings that read wrong here: users log in with a name, not an e-mail, and a
+# chunk's trace is not a "tool" the assistant "used".
+_WORDING = {
+    ("auth", "login", "form", "email", "label"): "User name",
+    ("auth", "login", "form", "email", "placeholder"): "your user name",
+    ("auth", "login", "form", "email", "required"): "the user name is required",
+    ("chat", "messages", "status", "used"): "Trace:",
+    ("chat", "messages", "status", "using"): "Tracing",
+    ("chat", "watermark"): "Verdicts cite the official Godot docs: check the evidence links.",
+}
+
+
+def _english_wording(root: Path) -> None:
+    """Write en-US.json into the app root: Chainlit's own file with a few strings reworded."""
+    import chainlit
+
+    src = Path(chainlit.__file__).parent / "translations" / "en-US.json"
+    strings = json.loads(src.read_text(encoding="utf-8"))
+    for path, text in _WORDING.items():
+        node = strings
+        for key in path[:-1]:
+            node = node.get(key, {})
+        if path[-1] in node:
+            node[path[-1]] = text
+    dest = root / ".chainlit" / "translations"
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "en-US.json").write_text(json.dumps(strings, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+def auth_secret(settings: Settings) -> str:
+    """CHAINLIT_AUTH_SECRET from the environment, else one generated once into GODOT_RAG_HOME."""
+    env = os.environ.get("CHAINLIT_AUTH_SECRET")
+    if env:
+        return env
+    path = settings.home / "chainlit_auth_secret"
+    if not path.exists():
+        settings.home.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_urlsafe(48))
+    return path.read_text().strip()
+
+
+def launch(settings: Settings, *, host: str, port: int) -> int:
+    """Migrate the database (Chainlit tables included) and replace this process with chainlit."""
+    from agent.storage import DatabaseError, connection, migrate
+    from ui.access import AccessConfig
+
+    access = AccessConfig.from_env()
+    if not access.any_login():
+        print(
+            "ui: no way to log in is configured; set GODOT_RAG_UI_USERS=name:password "
+            "(or GODOT_RAG_UI_HEADER_AUTH, or GODOT_RAG_UI_ALLOW_ANONYMOUS=1)",
+            file=sys.stderr,
+        )
+    try:
+        with connection(settings) as conn:
+            migrate(conn, settings)
+    except DatabaseError as exc:
+        print(f"ui: {exc}", file=sys.stderr)
+        return 1
+    root = app_root(settings)
+    env = dict(os.environ)
+    env.update(
+        CHAINLIT_APP_ROOT=str(root),
+        CHAINLIT_AUTH_SECRET=auth_secret(settings),
+        GODOT_RAG_HOME=str(settings.home),
+        HF_HUB_OFFLINE=env.get("HF_HUB_OFFLINE", "1"),
+    )
+    print(f"ui: http://{host}:{port}", file=sys.stderr)
+    argv = [sys.executable, "-m", "chainlit", "run", str(APP), "--host", host, "--port", str(port), "--headless"]
+    os.chdir(root)
+    os.execve(sys.executable, argv, env)
+    return 0  # not reached

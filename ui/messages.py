@@ -1,0 +1,32 @@
+"""Fixed texts the chat shows (greeting, hints, refusals). No logic."""
+
+GREETING = """**Godot RAG**: is this Godot 3 or Godot 4 code, and what must change?
+
+Send me one of these:
+- a **GDScript snippet** (plain or in ``` fences), with or without a question
+- **files**: `.gd`, `.tscn`, `project.godot`, or a **.zip** of the project (paperclip button)
+- a **GitHub link**: `https://github.com/owner/repo` or `…/tree/<ref>/<folder>`
+
+Every chunk gets a trace (file and lines, search cues, docs candidates, judgment), then a verdict.
+Ask follow-ups in the same thread: *"explain chunk 4"*, *"why is mob.gd flagged?"*.
+
+한국어: 코드를 붙여넣거나 파일/zip 또는 GitHub 링크를 보내 주세요. · 中文：粘贴代码、上传文件或 zip，或发送 GitHub 链接即可。"""
+
+EMPTY_HINT = (
+    "Send some GDScript (or a `.tscn` / `project.godot`), attach files or a `.zip`, "
+    "or paste a GitHub link like `https://github.com/owner/repo`."
+)
+
+NOT_GITHUB = (
+    "I can only fetch public repositories from **github.com** (`https://github.com/owner/repo`, "
+    "optionally `/tree/<ref>/<folder>`). For other code, paste it or upload the files or a `.zip`."
+)
+
+INTERNAL_ERROR = "Something went wrong on our side while doing that (reference `{ref}`). Please try again."
+
+RESUMABLE = (
+    "This thread's analysis was interrupted at **{done} of {total}** chunks. "
+    "Finished chunks are kept and will not be judged again."
+)
+
+NOTHING_TO_RESUME = "There is no interrupted analysis in this thread."
