@@ -48,6 +48,7 @@ def cache_info() -> dict[str, int]:
 
 
 def clear_cache() -> None:
+    """Forget every entry and reset the counters (tests, benches)."""
     with _lock:
         _entries.clear()
         _stats.update(hits=0, misses=0)

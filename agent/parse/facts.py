@@ -47,8 +47,15 @@ class _Unique:
     def finditer(code: str) -> list[re.Match[str]]:
         out = []
         for m in _UNIQUE_RAW.finditer(code):
-            before = code[: m.start()].rstrip(" \t")
-            if not before or before[-1] in "\n(,[=:{" or before.endswith(("return", "await")):
+            i = m.start() - 1
+            while i >= 0 and code[i] in " \t":
+                i -= 1
+            if (
+                i < 0
+                or code[i] in "\n(,[=:{"
+                or code[max(0, i - 5) : i + 1] == "return"
+                or code[max(0, i - 4) : i + 1] == "await"
+            ):
                 out.append(m)
         return out
 
@@ -95,22 +102,26 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _ANNOTATION = re.compile(r"(?<![\w])@([A-Za-z_]\w*)")
 
 
-def mask_comments(text: str, *, strings: bool) -> str:
-    """Drop comments (and string contents when `strings`), keeping every line break in place."""
-    if "#" not in text and (not strings or ('"' not in text and "'" not in text)):
-        return text
-    parts: list[str] = []
-    pos = 0
+def mask_comments(text: str) -> tuple[str, str]:
+    """(comments removed, comments and string contents removed), every line break kept in place."""
+    if "#" not in text and '"' not in text and "'" not in text:
+        return text, text
+    no_comments: list[str] = []
+    masked: list[str] = []
+    pos = nc_pos = 0
     for m in _MASK.finditer(text):
         s = m.group(0)
-        if s[0] != "#" and not strings:
-            continue
-        parts.append(text[pos : m.start()])
-        if s[0] != "#":
-            parts.append('""' if "\n" not in s else '"' + "\n" * s.count("\n") + '"')
+        start = m.start()
+        masked.append(text[pos:start])
+        if s[0] == "#":
+            no_comments.append(text[nc_pos:start])
+            nc_pos = m.end()
+        else:
+            masked.append('""' if "\n" not in s else '"' + "\n" * s.count("\n") + '"')
         pos = m.end()
-    parts.append(text[pos:])
-    return "".join(parts)
+    masked.append(text[pos:])
+    no_comments.append(text[nc_pos:])
+    return "".join(no_comments), "".join(masked)
 
 
 def _uniq(items: list[str]) -> list[str]:

@@ -247,8 +247,9 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     tree = _parser().parse(to_parse)
     pieces = _cover(_pieces(tree.root_node, to_parse.split(b"\n")), lines)
 
-    nc_lines = [ln.rstrip("\r") for ln in mask_comments(text, strings=False).split("\n")]
-    m_lines = [ln.rstrip("\r") for ln in mask_comments(text, strings=True).split("\n")]
+    no_comments, masked = mask_comments(text)
+    nc_lines = no_comments.split("\n")
+    m_lines = masked.split("\n")
 
     extends_text = "\n".join(
         lines.slice(p.start + 1, p.end + 1) for p in pieces if p.kind in ("class_extends", "class_name")

@@ -59,4 +59,5 @@ def is_code_line(line: str) -> bool:
 
 
 def sha256_text(text: str) -> str:
+    """sha256 hex digest of the text's UTF-8 encoding."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
