@@ -1,15 +1,129 @@
-"""Evidence judge (first version: signatures)."""
+"""The evidence judge: offline and deterministic, the default.
+
+Decides from code facts (AST position: comments, strings and declared names never
+count) and the retrieved evidence. Precision first: an old name that Godot 4 still
+documents is no signal; Godot 3 API names next to Godot 4 syntax are a conflict, not a
+verdict; with no signal the answer is neutral, never a guess.
+"""
 
 from __future__ import annotations
 
 from agent.judge.base import JudgeInput, JudgeOutcome
+from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping
+from agent.judge.facts import CodeFacts, Finding, code_facts, looks_like_noise
+from agent.judge.prompts import PROMPT_VERSION
+from agent.judge.rewrite import mechanical_rewrite
+from agent.models import Judgment, SuggestedChange
+
+
+def _dedupe(ids: list[str]) -> list[str]:
+    return list(dict.fromkeys(i for i in ids if i))
 
 
 class EvidenceJudge:
-    """Offline, deterministic judge."""
+    """Offline, deterministic judge built on `code_facts` and the evidence bundle."""
 
     kind = "evidence"
 
     async def judge(self, inp: JudgeInput) -> JudgeOutcome:
-        """Judge one chunk from AST facts and retrieved evidence."""
-        raise NotImplementedError
+        """Judge one chunk (pure computation; async only to share the Judge protocol)."""
+        return JudgeOutcome(judgment=self.decide(inp), judge_kind="evidence", model=None,
+                            prompt_version=PROMPT_VERSION)
+
+    def decide(self, inp: JudgeInput) -> Judgment:
+        """The synchronous decision, for callers without an event loop."""
+        facts = code_facts(inp.chunk, inp.evidence)
+        if facts.unsafe:
+            return Judgment(version_signal="neutral", label="unsafe_or_obfuscated_code", migration_required=False,
+                            confidence=0.9, rationale="Unsafe or obfuscated content: " + ", ".join(facts.unsafe)
+                            + ". Not judged for version; review by hand.")
+        if looks_like_noise(facts, inp.chunk):
+            return Judgment(version_signal="neutral", label="non_godot_noise", migration_required=False,
+                            confidence=0.8, rationale="Not Godot code (cues: " + ", ".join(facts.noise) + ").")
+        g3_syntax, g3_api, g4 = facts.godot3_syntax, facts.godot3_api, facts.godot4
+        if g3_syntax or (g3_api and not g4):
+            return self._godot3(inp, facts)
+        if g3_api and g4:
+            ids = _dedupe([f.mapping.record_id for f in g3_api if f.mapping])
+            return Judgment(
+                version_signal="neutral", label="ambiguous_version_signal", migration_required=False,
+                confidence=0.4, evidence_ids=ids,
+                rationale="Conflicting signals: Godot 4 syntax (" + ", ".join(sorted({f.name for f in g4}))
+                + ") next to old API names (" + ", ".join(f"{f.name} [{f.mapping.record_id}]" for f in g3_api
+                                                         if f.mapping) + "); not decided.")
+        if g4:
+            return self._godot4(inp, facts)
+        return Judgment(version_signal="neutral", label="ambiguous_version_signal", migration_required=False,
+                        confidence=0.5, rationale="No Godot 3 or Godot 4 specific syntax or API in code position.")
+
+    def _godot4(self, inp: JudgeInput, facts: CodeFacts) -> Judgment:
+        cues = sorted({f.text for f in facts.godot4})
+        support = hits_mentioning(inp.evidence, [c for c in cues if len(c) > 2], limit=2,
+                                  tables=("docs_chunks", "label_prototypes"))
+        used = {h.record_id for h in support}
+        for hit in inp.evidence.doc_evidence:  # docs of the APIs the code calls back the verdict too
+            names = {hit.metadata.get("symbol")} | set(hit.metadata.get("api_symbols") or [])
+            if len(used) < 3 and hit.metadata.get("doc_type") != "migration" and names & facts.identifiers:
+                used.add(hit.record_id)
+        ids = _dedupe([h.record_id for h in inp.evidence.all_hits() if h.record_id in used])
+        names = ", ".join(sorted({f.name for f in facts.godot4}))
+        return Judgment(version_signal="godot4", label="godot4_valid_api", migration_required=False,
+                        confidence=0.85 if any(f.name != "godot4_api" for f in facts.godot4) else 0.7,
+                        evidence_ids=ids,
+                        rationale=f"Godot 4 only syntax/API in code position ({names}): {'; '.join(cues[:4])}."
+                        + (f" Backed by {', '.join(ids)}." if ids else ""))
+
+    def _godot3(self, inp: JudgeInput, facts: CodeFacts) -> Judgment:
+        ev = inp.evidence
+        ids: list[str] = []
+        changes: list[SuggestedChange] = []
+        reasons: list[str] = []
+        renames: dict[str, str] = {}
+        label = "migration_required"
+        for f in facts.godot3_api:
+            hit = f.mapping
+            assert hit is not None
+            md = hit.metadata
+            target = md.get("target_api")
+            doc_id, url = docs_url_for(hit, ev)
+            labels = labels_for_mapping(hit, ev)
+            ids += [hit.record_id, doc_id or "", *(h.record_id for h in labels[:1])]
+            change_type = str(md.get("change_type") or "rename")
+            changes.append(SuggestedChange(old=f.name, new=target, change_type=change_type,
+                                           evidence_id=hit.record_id, docs_url=url,
+                                           note=f"line {f.line}: {f.text}"))
+            renames[f.name] = target or ""
+            reasons.append(f"`{f.name}` is Godot 3 API -> `{target or 'removed'}` [{hit.record_id}]")
+            label = "deprecated_or_removed_api" if not target else "godot3_api_in_godot4"
+            for proto in labels[:1]:
+                if proto.metadata.get("label") in ("godot3_api_in_godot4", "deprecated_or_removed_api",
+                                                   "migration_required"):
+                    label = proto.metadata["label"]
+        for f in facts.godot3_syntax:
+            change = self._syntax_change(f, inp)
+            if change is not None:
+                changes.append(change)
+                ids.append(change.evidence_id)
+            reasons.append(f"Godot 3 syntax `{f.text}` (line {f.line})"
+                           + (f" [{change.evidence_id}]" if change and change.evidence_id else ""))
+        if facts.godot3_syntax and not facts.godot3_api:
+            label = "migration_required"
+        ids = _dedupe(ids)
+        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared) if facts.is_gdscript else None
+        strong = bool(facts.godot3_syntax) or any(
+            f.mapping and f.mapping.metadata.get("confidence") == "verified_from_docs" for f in facts.godot3_api)
+        return Judgment(version_signal="godot3", label=label, migration_required=True,
+                        confidence=0.9 if strong else 0.75, evidence_ids=ids,
+                        rationale="; ".join(reasons) + ".", suggested_changes=changes, suggested_code=code)
+
+    def _syntax_change(self, f: Finding, inp: JudgeInput) -> SuggestedChange | None:
+        rule = f.rule
+        if rule is None:
+            return None
+        cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
+        support = hits_mentioning(inp.evidence, cues, limit=1)
+        hit = support[0] if support else None
+        return SuggestedChange(old=f.text, new=rule.new or None, change_type=rule.change_type,
+                               evidence_id=hit.record_id if hit else "",
+                               docs_url=docs_url_of(hit, inp.evidence) if hit else None,
+                               note=f"line {f.line}: {rule.name}")

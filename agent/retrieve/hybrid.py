@@ -1,31 +1,148 @@
-"""Hybrid retriever over `godot_rag.dynamic_retrieval_view` (first version: signatures)."""
+"""Hybrid retriever over `godot_rag.dynamic_retrieval_view`.
+
+One `RetrieverQuery` runs five legs (exact api_mapping names, class-reference symbols,
+keyword tsvector, trigram on the short `search_text`, vector) in one SQL statement; the
+legs are fused by reciprocal rank plus an exact-match boost into `RetrievalHit`s.
+The retriever sees only the query: trace fields (paths, chunk ids) never reach it.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import time
+from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
-from agent.models import EvidenceBundle, RetrieverQuery
+from agent.models import EvidenceBundle, RetrievalHit, RetrieverQuery
+from agent.retrieve.sql_legs import TABLES, build_statement
+from agent.retrieve.terms import exact_terms, keyword_text, trigram_probes
 from agent.settings import Settings
+
+_SESSION_SQL = (
+    "SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true),"
+    " set_config('pg_trgm.word_similarity_threshold', %s, true)"
+)
+_BUNDLE_KEY = {"docs_chunks": "doc_evidence", "api_mapping": "api_mapping_evidence",
+               "label_prototypes": "label_evidence"}
+
 
 
 @dataclass(kw_only=True)
 class RetrievalConfig:
-    """Tunable retrieval knobs."""
+    """Tunable retrieval knobs (graph context, not infrastructure settings)."""
 
     top_k_docs: int = field(default=6, metadata={"description": "docs_chunks hits kept per chunk"})
     top_k_mappings: int = field(default=6, metadata={"description": "api_mapping hits kept per chunk"})
     top_k_labels: int = field(default=3, metadata={"description": "label_prototypes hits kept per chunk"})
+    candidates_factor: int = field(default=2, metadata={"description": "each leg fetches top_k x this per table"})
+    rrf_k: float = field(default=60.0, metadata={"description": "reciprocal rank fusion constant"})
+    weight_exact: float = field(default=1.0, metadata={"description": "RRF weight of the exact api_mapping leg"})
+    weight_linked: float = field(default=1.0, metadata={"description": "RRF weight of evidence linked to exact hits"})
+    weight_symbol: float = field(default=1.0, metadata={"description": "RRF weight of the class-reference symbol leg"})
+    weight_keyword: float = field(default=1.0, metadata={"description": "RRF weight of the tsvector leg"})
+    weight_trigram: float = field(default=0.5, metadata={"description": "RRF weight of the trigram leg"})
+    weight_vector: float = field(default=1.0, metadata={"description": "RRF weight of the vector leg"})
+    exact_boost: float = field(default=1.0, metadata={"description": "added to the fused score of exact hits"})
+    trigram_probes: int = field(default=2, metadata={"description": "identifiers probed with trigram similarity"})
+    trigram_threshold: float = field(default=0.7, metadata={"description": "pg_trgm word_similarity threshold"})
+
+    def top_k(self, table: str) -> int:
+        return {"docs_chunks": self.top_k_docs, "api_mapping": self.top_k_mappings,
+                "label_prototypes": self.top_k_labels}[table]
+
+    def weight(self, leg: str) -> float:
+        return float(getattr(self, f"weight_{leg}"))
 
 
 class Retriever:
-    """One `RetrieverQuery` -> one `EvidenceBundle`; sync and thread-safe."""
+    """One `RetrieverQuery` -> one `EvidenceBundle`; sync and thread-safe (pool + locked embedder)."""
 
     def __init__(self, settings: Settings, pool, *, embedder=None, config: RetrievalConfig | None = None):
+        if embedder is None:
+            from agent.embeddings import get_embedder
+
+            embedder = get_embedder(settings)
         self.settings = settings
         self.pool = pool
         self.embedder = embedder
         self.config = config or RetrievalConfig()
+        self.last_timings: dict[str, float] = {}
+
+    def _params(self, query: RetrieverQuery) -> tuple[dict[str, Any], int, list[str]]:
+        terms = exact_terms(query)
+        idents, words = keyword_text(query, terms)
+        probes = trigram_probes(terms, self.config.trigram_probes)
+        params: dict[str, Any] = {
+            "terms": terms,
+            "dotted": [t for t in terms if "." in t],
+            "idents": idents,
+            "words": words,
+            "qv": self.embedder.embed_query(query.query_text or query.raw_chunk_text),
+        }
+        params.update({f"p{i}": p for i, p in enumerate(probes)})
+        return params, len(probes), terms
 
     def retrieve(self, query: RetrieverQuery) -> EvidenceBundle:
-        """Search all three tables for one chunk's query."""
-        raise NotImplementedError
+        """Search all three tables for one chunk's query and fuse the legs."""
+        t0 = time.perf_counter()
+        params, n_probes, terms = self._params(query)
+        t1 = time.perf_counter()
+        k = {t: self.config.top_k(t) * self.config.candidates_factor for t in TABLES}
+        statement = build_statement(n_probes=n_probes, k=k)
+        with self.pool.connection() as conn, conn.transaction():
+            # Small tables tempt the planner into seq scans that compute word_similarity / distances
+            # for every row; the indexes are what keeps p95 flat as the corpus grows.
+            conn.execute(_SESSION_SQL, (str(self.config.trigram_threshold),))
+            rows = conn.execute(statement, params).fetchall()
+        t2 = time.perf_counter()
+        bundle = self._fuse(query, rows, terms)
+        self.last_timings = {"embed_ms": (t1 - t0) * 1000, "sql_ms": (t2 - t1) * 1000,
+                             "total_ms": (time.perf_counter() - t0) * 1000}
+        return bundle
+
+    def _fuse(self, query: RetrieverQuery, rows: list[dict], terms: list[str]) -> EvidenceBundle:
+        cfg = self.config
+        ranks: dict[tuple[str, str], int] = defaultdict(int)
+        fused: dict[tuple[str, str], float] = defaultdict(float)
+        legs: dict[tuple[str, str], list[str]] = defaultdict(list)
+        rows_by_key: dict[tuple[str, str], dict] = {}
+        counts = {"exact_api_hits": 0, "keyword_hits": 0, "vector_hits": 0}
+        for row in rows:  # rows of one leg+table arrive in rank order
+            key = (row["table_name"], row["id"])
+            leg = row["leg"]
+            ranks[(leg, row["table_name"])] += 1
+            if leg in legs[key]:
+                continue
+            fused[key] += cfg.weight(leg) / (cfg.rrf_k + ranks[(leg, row["table_name"])])
+            if leg == "exact":
+                fused[key] += cfg.exact_boost
+                counts["exact_api_hits"] += 1
+            elif leg == "keyword":
+                counts["keyword_hits"] += 1
+            elif leg == "vector":
+                counts["vector_hits"] += 1
+            legs[key].append(leg)
+            if key not in rows_by_key or row["documented"] is not None:
+                rows_by_key[key] = row
+        out: dict[str, list[RetrievalHit]] = {name: [] for name in _BUNDLE_KEY.values()}
+        for table in TABLES:
+            keys = sorted((k for k in fused if k[0] == table), key=lambda k: (-fused[k], k[1]))
+            for key in keys[: cfg.top_k(table)]:
+                row = rows_by_key[key]
+                metadata = dict(row["metadata"] or {})
+                if row["documented"] is not None:
+                    metadata["documented_in_godot4"] = bool(row["documented"])
+                out[_BUNDLE_KEY[table]].append(RetrievalHit(
+                    table=table, record_id=row["id"], title=row["title"], content=row["content"],
+                    score=round(fused[key], 6), metadata=metadata, match=legs[key]))
+        digest = hashlib.sha256(f"{query.task_type}\n{query.query_text}\n{query.raw_chunk_text}".encode()).hexdigest()
+        return EvidenceBundle(
+            query_id=f"q-{digest[:16]}",
+            task_type=query.task_type,
+            ast_summary={"symbols": list(query.symbol_candidates), "api_calls": list(query.api_call_candidates),
+                         "references": list(query.reference_candidates), "exact_terms": terms,
+                         "query_terms": list(query.query_terms)},
+            retrieval_scores=counts,
+            **out,
+        )

@@ -1,0 +1,117 @@
+"""Version syntax rules: patterns that only one Godot major version accepts.
+
+Facts about the language (GDScript 1 vs 2, scene format 2 vs 3), run on the masked
+text from `lexer.lex`, so nothing inside a comment or string literal matches.
+`cue` words locate supporting evidence among the retrieved hits (docs/prototypes
+whose text mentions them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SyntaxRule:
+    """One syntax pattern and what it means."""
+
+    name: str
+    version: str  # "godot3" | "godot4"
+    pattern: re.Pattern[str]
+    old: str = ""
+    new: str = ""
+    change_type: str = "syntax_change"
+    cues: tuple[str, ...] = ()
+
+
+def _r(p: str) -> re.Pattern[str]:
+    return re.compile(p, re.MULTILINE)
+
+
+GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
+    # --- Godot 3 only ---
+    SyntaxRule("export_keyword", "godot3", _r(r"^\s*export\b(\s*\([^)\n]*\))?\s+var\b"),
+               "export var", "@export var", "annotation", ("@export", "export")),
+    SyntaxRule("onready_keyword", "godot3", _r(r"^\s*onready\s+var\b"),
+               "onready var", "@onready var", "annotation", ("@onready", "onready")),
+    SyntaxRule("tool_keyword", "godot3", _r(r"^\s*tool\s*$"), "tool", "@tool", "annotation", ("@tool",)),
+    SyntaxRule("setget", "godot3", _r(r"\bsetget\b"), "setget", "set/get property syntax",
+               "syntax_change", ("setget", "setter")),
+    SyntaxRule("yield", "godot3", _r(r"\byield\s*\("), "yield(obj, \"signal\")", "await obj.signal",
+               "syntax_change", ("await", "yield")),
+    SyntaxRule("rpc_keyword", "godot3",
+               _r(r"^\s*(remote|master|puppet|remotesync|mastersync|puppetsync|slave)\s+(func|var)\b"),
+               "remote/master/puppet", "@rpc", "annotation", ("@rpc", "rpc")),
+    SyntaxRule("connect_string_method", "godot3",
+               _r(r"\bconnect\s*\(\s*\"[^\"\n]*\"\s*,\s*[\w.$]+\s*,\s*\""),
+               'connect("signal", target, "method")', "signal.connect(callable)", "call_form",
+               ("connect", "Callable")),
+    SyntaxRule("move_and_slide_args", "godot3", _r(r"\bmove_and_slide(_with_snap)?\s*\(\s*[^)\s]"),
+               "move_and_slide(velocity, ...)", "velocity property + move_and_slide()", "call_form",
+               ("move_and_slide",)),
+    SyntaxRule("funcref", "godot3", _r(r"\bfuncref\s*\("), "funcref(obj, \"m\")", "Callable(obj, \"m\")",
+               "rename_or_replacement", ("Callable", "funcref")),
+    SyntaxRule("file_class", "godot3", _r(r"\b(File|Directory)\s*\.\s*new\s*\("),
+               "File.new()/Directory.new()", "FileAccess.open()/DirAccess.open()", "removed",
+               ("FileAccess", "DirAccess")),
+    SyntaxRule("os_window", "godot3",
+               _r(r"\bOS\s*\.\s*(window_\w+|set_window_\w+|get_window_\w+|is_window_\w+|get_screen_\w+|"
+                  r"screen_\w+|set_borderless_window|vsync_enabled|set_use_vsync|center_window|"
+                  r"set_current_screen|get_current_screen|min_window_size|max_window_size|keep_screen_on)\b"),
+               "OS window/screen API", "DisplayServer", "moved", ("DisplayServer",)),
+    SyntaxRule("os_time", "godot3",
+               _r(r"\bOS\s*\.\s*(get_ticks_msec|get_ticks_usec|get_unix_time\w*|get_datetime\w*|get_date|"
+                  r"get_time|get_system_time_\w+|get_time_zone_info)\b"),
+               "OS time API", "Time", "moved", ("Time",)),
+    SyntaxRule("tween_node", "godot3",
+               _r(r"(\.\s*interpolate_(property|method|callback|deferred_callback)\s*\(|\bTween\s*\.\s*new\s*\()"),
+               "Tween node interpolate_*", "create_tween().tween_property()", "removed",
+               ("create_tween", "Tween")),
+    SyntaxRule("thread_start_old", "godot3", _r(r"\.\s*start\s*\(\s*self\s*,\s*\""),
+               'thread.start(self, "f")', "thread.start(f)", "call_form", ("Thread", "Callable")),
+    SyntaxRule("pool_array", "godot3", _r(r"\bPool(Byte|Int|Real|String|Vector2|Vector3|Color)Array\b"),
+               "PoolArray types", "Packed*Array", "rename_or_replacement", ("Packed",)),
+    SyntaxRule("super_dot_call", "godot3", _r(r"^\s*\.\s*[A-Za-z_]\w*\s*\("), ".method() super call",
+               "super.method()", "syntax_change", ("super",)),
+    SyntaxRule("init_super_args", "godot3", _r(r"\bfunc\s+_init\s*\([^)\n]*\)\s*\.\s*\("),
+               "func _init().(args)", "super(args) in _init", "syntax_change", ("super",)),
+    SyntaxRule("xform", "godot3", _r(r"\.\s*xform(_inv)?\s*\("), "xform()", "* operator",
+               "removed", ("Transform2D",)),
+    SyntaxRule("rect_properties", "godot3",
+               _r(r"(\.|^\s*|\bself\.)rect_(position|size|min_size|rotation|scale|pivot_offset|"
+                  r"global_position|clip_content)\b"),
+               "rect_* properties", "position/size/... without the rect_ prefix", "rename", ("Control",)),
+    # --- Godot 4 only ---
+    SyntaxRule("annotation", "godot4",
+               _r(r"^\s*@(export\w*|onready|tool|rpc|warning_ignore\w*|icon|static_unload|abstract)\b")),
+    SyntaxRule("await", "godot4", _r(r"\bawait\b")),
+    SyntaxRule("typed_collection", "godot4", _r(r"\b(Array|Dictionary)\s*\[\s*[A-Za-z_]")),
+    SyntaxRule("lambda", "godot4", _r(r"\bfunc\s*\(")),
+    SyntaxRule("super_call", "godot4", _r(r"\bsuper\s*[.(]")),
+    SyntaxRule("callable_connect", "godot4", _r(r"\.\s*connect\s*\(\s*(func\b|[A-Za-z_][\w.]*(\s*\.\s*bind\s*\([^)\n]*\))?\s*"
+                                         r"(\)|,\s*(Object\s*\.\s*)?(CONNECT_\w+|\d+)\s*\)))")),
+    SyntaxRule("signal_emit", "godot4", _r(r"\b[a-z_]\w*\s*\.\s*emit\s*\(")),
+    SyntaxRule("move_and_slide_no_args", "godot4", _r(r"\bmove_and_slide\s*\(\s*\)")),
+    SyntaxRule("class_name_extends", "godot4", _r(r"^\s*class_name\s+\w+\s+extends\b")),
+    SyntaxRule("godot4_api", "godot4",
+               _r(r"\b(FileAccess|DirAccess|DisplayServer|CharacterBody[23]D|Node3D|create_tween|"
+                  r"instantiate|change_scene_to_(file|packed)|queue_redraw|randf_range|randi_range|"
+                  r"deg_to_rad|rad_to_deg|is_empty|Packed(Byte|Int32|Int64|Float32|Float64|String|"
+                  r"Vector2|Vector3|Color)Array|TileMapLayer|AnimatedSprite[23]D|up_direction|"
+                  r"Time\s*\.\s*get_\w+)\b|\bget_window\s*\(\s*\)")),
+)
+
+# Direct chunks (.tscn/.tres/project.godot): raw text, strings matter there.
+DIRECT_RULES: tuple[SyntaxRule, ...] = (
+    SyntaxRule("scene_format_2", "godot3", _r(r"^\[gd_(scene|resource)\b[^\]\n]*\bformat=2\b"),
+               "format=2", "format=3", "file_format", ("format",)),
+    SyntaxRule("config_version_4", "godot3", _r(r"^config_version\s*=\s*4\b"),
+               "config_version=4", "config_version=5", "file_format", ("config_version",)),
+    SyntaxRule("ext_resource_int_id", "godot3", _r(r"\bExtResource\(\s*\d+\s*\)"),
+               "ExtResource( 1 )", 'ExtResource("1_xxxx")', "file_format", ("ExtResource",)),
+    SyntaxRule("scene_format_3", "godot4", _r(r"^\[gd_(scene|resource)\b[^\]\n]*\bformat=3\b")),
+    SyntaxRule("config_version_5", "godot4", _r(r"^config_version\s*=\s*5\b")),
+    SyntaxRule("uid", "godot4", _r(r"\buid=\"uid://")),
+    SyntaxRule("features_4", "godot4", _r(r'config/features\s*=\s*PackedStringArray\(\s*"4\.')),
+)

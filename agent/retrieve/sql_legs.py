@@ -1,0 +1,85 @@
+"""The retrieval SQL: one statement, one round-trip, every leg index-backed.
+
+Every leg reads `godot_rag.dynamic_retrieval_view`; a leg is restricted to one table by a
+constant `table_name`, which the planner folds away so each branch keeps its own index
+(HNSW for vectors, GIN for tsvector/trigram/arrays, btree for exact names). Why plain
+psycopg rather than langchain-postgres' PGVector: PGVector owns its own collection
+tables and runs one similarity query per call, while here one query fuses five legs
+over three existing tables through a view; its vector store cannot express that.
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+# Inlined (not a CTE) so the planner folds it to a constant and can use the GIN index.
+_TSQ = sql.SQL("(websearch_to_tsquery('simple', %(idents)s) || websearch_to_tsquery('english', %(words)s))")
+TABLES = ("docs_chunks", "api_mapping", "label_prototypes")
+_COLS = sql.SQL("v.table_name, v.id, v.title, v.content, v.metadata, NULL::boolean AS documented")
+# An old name the Godot 4 class reference still documents (Viewport, Texture) is no Godot 3 signal.
+_DOCUMENTED = sql.SQL(
+    "v.table_name, v.id, v.title, v.content, v.metadata, EXISTS (SELECT 1 FROM godot_rag.docs_chunks d"
+    " WHERE d.doc_type = 'class_reference' AND (d.symbol = v.metadata->>'source_api'"
+    " OR d.api_symbols @> ARRAY[v.metadata->>'source_api'])) AS documented")
+
+
+def build_statement(*, n_probes: int, k: dict[str, int]) -> sql.Composed:
+    """The fused statement; `k` maps table -> candidates per leg."""
+    parts: list[sql.Composable] = []
+    # exact: api_mapping old names / match terms, whole identifiers, never rejected rows
+    parts.append(sql.SQL(
+        "(SELECT 'exact' AS leg, {cols}, 1.0::float8 AS score FROM godot_rag.dynamic_retrieval_view v"
+        " WHERE v.table_name = 'api_mapping' AND v.id = ANY(ARRAY("
+        "  SELECT m.mapping_id FROM godot_rag.api_mapping m"
+        "  WHERE m.status <> 'rejected' AND (m.source_api = ANY(%(terms)s) OR m.match_terms && %(terms)s)"
+        "  ORDER BY (m.source_api = ANY(%(terms)s)) DESC, m.confidence = 'verified_from_docs' DESC, m.mapping_id"
+        "  LIMIT {k})))"
+    ).format(cols=_DOCUMENTED, k=sql.Literal(k["api_mapping"] * 2)))
+    # linked: docs and prototypes the exact mappings point at (their evidence)
+    parts.append(sql.SQL(
+        "(SELECT 'linked' AS leg, {cols}, 1.0::float8 FROM godot_rag.dynamic_retrieval_view v"
+        " WHERE v.table_name = 'docs_chunks' AND v.id = ANY(ARRAY("
+        "  SELECT unnest(m.evidence_chunk_ids[1:2]) FROM godot_rag.api_mapping m"
+        "  WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s) LIMIT {k})))"
+    ).format(cols=_COLS, k=sql.Literal(k["docs_chunks"])))
+    parts.append(sql.SQL(
+        "(SELECT 'linked' AS leg, {cols}, 1.0::float8 FROM godot_rag.dynamic_retrieval_view v"
+        " WHERE v.table_name = 'label_prototypes' AND v.id = ANY(ARRAY("
+        "  SELECT p.prototype_id FROM godot_rag.label_prototypes p WHERE p.evidence_mapping_ids && ARRAY("
+        "   SELECT m.mapping_id FROM godot_rag.api_mapping m"
+        "   WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s)) LIMIT {k})))"
+    ).format(cols=_COLS, k=sql.Literal(k["label_prototypes"])))
+    # symbol: class-reference chunks documenting the names (btree on (doc_type, symbol), GIN on api_symbols)
+    parts.append(sql.SQL(
+        "(SELECT 'symbol' AS leg, {cols}, 1.0::float8 FROM godot_rag.dynamic_retrieval_view v"
+        " WHERE v.table_name = 'docs_chunks' AND v.id = ANY(ARRAY("
+        "  SELECT d.chunk_id FROM godot_rag.docs_chunks d"
+        "  WHERE d.doc_type = 'class_reference' AND (d.symbol = ANY(%(terms)s) OR d.api_symbols && %(dotted)s)"
+        "  ORDER BY (d.symbol = ANY(%(dotted)s)) DESC, (d.api_symbols && %(dotted)s) DESC, d.id LIMIT {k})))"
+    ).format(cols=_COLS, k=sql.Literal(k["docs_chunks"])))
+    for table in TABLES:
+        t = sql.Literal(table)
+        n = sql.Literal(k[table])
+        parts.append(sql.SQL(
+            "(SELECT 'keyword' AS leg, {cols}, ts_rank_cd(v.search_tsv, {tsq})::float8 AS score"
+            " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.search_tsv @@ {tsq}"
+            " ORDER BY score DESC LIMIT {n})"
+        ).format(cols=_COLS, t=t, n=n, tsq=_TSQ))
+        if n_probes:
+            cond = sql.SQL(" OR ").join(
+                sql.SQL("{p} <%% v.search_text").format(p=sql.Placeholder(f"p{i}")) for i in range(n_probes))
+            best = sql.SQL("GREATEST({})").format(sql.SQL(", ").join(
+                sql.SQL("word_similarity({p}, v.search_text)").format(p=sql.Placeholder(f"p{i}"))
+                for i in range(n_probes)))
+            parts.append(sql.SQL(
+                "(SELECT 'trigram' AS leg, {cols}, {best}::float8 AS score FROM godot_rag.dynamic_retrieval_view v"
+                " WHERE v.table_name = {t} AND ({cond}) ORDER BY score DESC LIMIT {n})"
+            ).format(cols=_COLS, best=best, t=t, cond=cond, n=n))
+        parts.append(sql.SQL(
+            "(SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
+            " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.embedding IS NOT NULL"
+            " ORDER BY v.embedding <=> %(qv)s LIMIT {n})"
+        ).format(cols=_COLS, t=t, n=n))
+    return sql.SQL(" UNION ALL ").join(parts)
+
+
