@@ -28,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
     p.add_argument("--retries", type=int, default=3, help="retries after 5xx/timeouts (default 3)")
     p.add_argument("--max-page-bytes", type=int, default=10_000_000, help="size cap per page (default 10 MB)")
+    p.add_argument("--section", action="append", default=[], metavar="NAME",
+                   help="only this top-level folder (repeatable, e.g. --section classes --section tutorials)")
     p.add_argument("--no-links", action="store_true", help="only the search index, do not follow links")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)
@@ -48,6 +50,7 @@ def _run(args: argparse.Namespace) -> int:
         max_retries=args.retries,
         max_page_bytes=args.max_page_bytes,
         follow_links=not args.no_links,
+        sections=tuple(args.section),
         progress=not args.no_progress,
     )
     try:

@@ -64,6 +64,8 @@ class CrawlConfig:
     """Larger pages fail with 'page too large'."""
     follow_links: bool = True
     """Also follow toctree/navigation links (the second URL source)."""
+    sections: tuple[str, ...] = ()
+    """Only pages under these top-level folders (e.g. classes, tutorials) plus the home page; () = all."""
     progress: bool = True
     """tqdm progress bar on stderr."""
 
@@ -77,7 +79,10 @@ class CrawlConfig:
             raise CrawlError(f"max-pages must be >= 1, got {self.max_pages}")
         if self.max_retries < 0 or self.max_page_bytes < 1 or self.timeout <= 0:
             raise CrawlError("max_retries must be >= 0, max_page_bytes >= 1 and timeout > 0")
-        return replace(self, base_url=validate_base_url(self.base_url), out_dir=Path(self.out_dir))
+        sections = tuple(sorted({part.strip().strip("/") for part in self.sections if part.strip().strip("/")}))
+        return replace(
+            self, base_url=validate_base_url(self.base_url), out_dir=Path(self.out_dir), sections=sections
+        )
 
 
 @dataclass(kw_only=True)
@@ -189,6 +194,7 @@ class _Run:
         else:
             names = parse_docnames((body or b"").decode("utf-8", errors="replace"))
             self.searchindex_urls = list(dict.fromkeys(canonical(page_url(self.base, n)) for n in names))
+        self.searchindex_urls = [u for u in self.searchindex_urls if self._wanted(u)]
         options_url = self.base + "_static/documentation_options.js"
         try:
             body = await self._get_site_file(options_url)
@@ -202,8 +208,16 @@ class _Run:
         for url in self.searchindex_urls:
             self._schedule(url, "searchindex")
         for url in sorted(self.previous):
-            if in_scope(self.base, url):
+            if self._wanted(url):
                 self._schedule(url, "previous")
+
+    def _wanted(self, url: str) -> bool:
+        """A docs page under the base URL, and in one of the chosen sections if any were chosen."""
+        if not in_scope(self.base, url):
+            return False
+        sections = self.config.sections
+        rel = url[len(self.base):]
+        return not sections or rel in ("", "index.html") or rel.split("/", 1)[0] in sections
 
     def _schedule(self, url: str, origin: str) -> None:
         if url in self.scheduled or url in self.records:
@@ -223,9 +237,15 @@ class _Run:
             disable=not self.config.progress, dynamic_ncols=True,
         )
         workers = [asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)]
+        done_waiting = asyncio.create_task(self.queue.join())
         try:
-            await self.queue.join()
+            # Workers only end by raising (a bug or a disk error); surface that instead of waiting forever.
+            done, _ = await asyncio.wait([done_waiting, *workers], return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if task is not done_waiting:
+                    task.result()
         finally:
+            done_waiting.cancel()
             for task in workers:
                 task.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
@@ -288,12 +308,18 @@ class _Run:
             self.records[final] = replace(prev, url=final)
             self.not_modified += 1
             return
-        page = await asyncio.to_thread(convert_page, fetched.body or b"", url=final)
+        try:
+            page = await asyncio.to_thread(convert_page, fetched.body or b"", url=final)
+        except (RecursionError, ValueError) as exc:  # malformed HTML is this page's problem only
+            raise PageError(f"cannot convert the HTML: {type(exc).__name__}: {exc}", status=fetched.status) from exc
         file = "pages/" + flat_name(self.base, final)
         owner = self.files.setdefault(file, final)
         if owner != final:
             raise PageError(f"{final} and {owner} both flatten to {file}")
-        size, digest = corpus.write_page(self.config.out_dir, file, page.markdown)
+        try:
+            size, digest = corpus.write_page(self.config.out_dir, file, page.markdown)
+        except OSError as exc:
+            raise CrawlError(f"cannot write {self.config.out_dir / file}: {exc}") from exc
         self.records[final] = PageRecord(
             url=final,
             file=file,
@@ -309,7 +335,7 @@ class _Run:
         if self.config.follow_links:
             for href in page.links:
                 link = resolve_link(final, href)
-                if link and in_scope(self.base, link):
+                if link and self._wanted(link):
                     self._schedule(page_key(self.base, link), "link")
 
     def write(self, *, elapsed: float) -> CrawlReport:
@@ -334,6 +360,7 @@ class _Run:
             "source": f"{self.base} crawled to Markdown by godot-rag crawl",
             "base_url": self.base,
             "doc_version": _doc_version(self.base),
+            "sections": list(self.config.sections) or "all",
             "godot_version": self.godot_version,
             "crawled_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "user_agent": self.config.user_agent,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -173,3 +174,30 @@ def test_cli_crawl_of_a_clean_site_passes_the_gate(tmp_path: Path, capsys) -> No
     assert summary["quality_gate"] == "pass"
     assert _lines(tmp_path / "out", "missing_from_searchindex.txt") == []
     assert _read(tmp_path / "out", "failed.json") == []
+
+
+async def test_requests_to_one_host_are_spaced_by_the_delay(site_server: SiteServer) -> None:
+    from agent.crawl.fetch import Fetcher, FetchPolicy
+
+    policy = FetchPolicy(user_agent="godot-rag-crawler/test", concurrency=4, delay=0.1)
+    urls = [site_server.url() + p for p in ("index.html", "tutorials/index.html", "tutorials/hidden.html",
+                                            "tutorials/extra.html", "classes/index.html")]
+    async with Fetcher.client_for(policy) as client:
+        fetcher = Fetcher(client, policy)
+        await fetcher.load_robots(urls[0])
+        started = time.monotonic()
+        results = await asyncio.gather(*(fetcher.get(u) for u in urls))
+        elapsed = time.monotonic() - started
+    assert all(r.status == 200 and r.body for r in results)
+    assert elapsed >= 0.1 * (len(urls) - 1) - 0.02  # five starts, at least 0.1 s apart, despite 4 slots
+    assert not fetcher.allowed(site_server.url() + "private/secret.html")
+
+
+def test_sections_limit_the_crawl_and_the_gate(site_server: SiteServer, tmp_path: Path) -> None:
+    out = tmp_path / "classes_only"
+    report = run_crawl(fast_config(site_server.url(), out, sections=("classes",)))
+    base = site_server.url()
+    assert _lines(out, "urls.txt") == [base + "classes/class_@gdscript.html", base + "classes/class_node2d.html",
+                                       base + "classes/index.html", base + "index.html"]
+    assert report.passed and report.summary["sections"] == ["classes"]
+    assert site_server.requests[BASE_PATH + "tutorials/index.html"] == 0

@@ -102,3 +102,11 @@ def test_bad_settings_and_a_damaged_previous_manifest(tmp_path: Path) -> None:
     (out / "manifest.json").write_text("{not json")
     with pytest.raises(CrawlError, match="manifest.json is not valid JSON"):
         run_crawl(fast_config("http://127.0.0.1:9/", out))
+
+
+def test_unwritable_output_aborts_the_crawl_instead_of_hanging(site_server: SiteServer, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    (out / "pages").mkdir(parents=True)
+    (out / "pages" / "tutorials__hidden.md").mkdir()  # a directory where a page file must go
+    with pytest.raises(CrawlError, match="cannot write .*tutorials__hidden.md"):
+        run_crawl(fast_config(site_server.url(), out))
