@@ -37,7 +37,7 @@ KEYWORDS = frozenset(
 )
 _IDENT = re.compile(r"(?<![\w$%@])[A-Za-z_][A-Za-z0-9_]*")
 _NODE_PATH = re.compile(r"\$%?(?:\"[^\"\n]*\"|'[^'\n]*'|[A-Za-z0-9_/%]+)")
-_UNIQUE_RAW = re.compile(r"(?:^|(?<=[\s(\[,=:{]))%[A-Za-z_]\w*", re.M)
+_UNIQUE_RAW = re.compile(r"%[A-Za-z_]\w*")
 
 
 class _Unique:
@@ -48,6 +48,8 @@ class _Unique:
         out = []
         for m in _UNIQUE_RAW.finditer(code):
             i = m.start() - 1
+            if i >= 0 and code[i] not in " \t\n(,[=:{":
+                continue  # `a%b` or `"..."%x`
             while i >= 0 and code[i] in " \t":
                 i -= 1
             if (
@@ -73,14 +75,14 @@ _CALL_CHAIN = re.compile(r"(?<![\w.@])(?<!func )((?:[$%][\w/%]+|[A-Za-z_]\w*)(?:
 _METHOD_AFTER_CALL = re.compile(r"[)\]][ \t]*\.[ \t]*([A-Za-z_]\w*)[ \t]*\(")
 _CLASS_MEMBER = re.compile(r"(?<![\w.$%])([A-Z]\w*)\.(\w+)(?![\w(])")
 _RES_REF = re.compile(r"\b(?:res|user|uid)://[^\s\"')\]]*")
-_GET_NODE_STR = re.compile(r"\bget_node(?:_or_null)?\s*\(\s*[\"']([^\"'\n]+)[\"']")
+_GET_NODE_STR = re.compile(r"get_node(?:_or_null)?\s*\(\s*[\"']([^\"'\n]+)[\"']")
 _DECL = re.compile(r"(?<!\w)(?:var|const|func|class|signal|enum|class_name|for)[ \t]+([A-Za-z_]\w*)")
 _PARAMS = re.compile(r"\bfunc\b[ \t]*[A-Za-z_]?\w*[ \t]*\(([^)]*)\)")
 _RPC = re.compile(
     r"^[ \t]*(remotesync|mastersync|puppetsync|remote|master|puppet|sync|slave)[ \t]+(?:func|var|static)\b",
     re.M,
 )
-_STRING_CONNECT = re.compile(r"\bconnect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[^,()\n]+,\s*[\"']")
+_STRING_CONNECT = re.compile(r"connect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[^,()\n]+,\s*[\"']")
 _CALLABLE_CONNECT = re.compile(r"\.\s*connect\s*\(\s*(?![\"'\s)])")
 # flag -> (substring that must be present, regex that decides)
 _FLAGS: dict[str, tuple[str, re.Pattern[str]]] = {
@@ -91,11 +93,10 @@ _FLAGS: dict[str, tuple[str, re.Pattern[str]]] = {
     "yield": ("yield", re.compile(r"\byield[ \t]*\(")),
     "await": ("await", re.compile(r"\bawait\b")),
     "typed_array": ("Array", re.compile(r"\bArray[ \t]*\[")),
-    "lambda": ("func", re.compile(r"\bfunc[ \t]*\(")),
     "super_call": ("super", re.compile(r"\bsuper[ \t]*[.(]")),
-    "property_accessors": ("et", re.compile(r"^[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*:", re.M)),
+    "property_accessors": (":", re.compile(r"^[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*:", re.M)),
 }
-_RPC_CUE = re.compile(r"remote|master|puppet|sync|slave")
+_RPC_CUES = ("remote", "master", "puppet", "sync", "slave")
 _PARAM_NAME = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)")
 _LEAF = re.compile(r"[/%$\"']")
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -130,9 +131,11 @@ def _uniq(items: list[str]) -> list[str]:
 
 def node_paths(code: str) -> list[str]:
     """`$Path`, `$%Name`, `%Name` and `get_node("...")` references, as written."""
-    found = [m.group(0) for m in _NODE_PATH.finditer(code)]
-    found += [m.group(0) for m in _UNIQUE.finditer(code)]
-    found += [m.group(1) for m in _GET_NODE_STR.finditer(code)]
+    found = _NODE_PATH.findall(code) if "$" in code else []
+    if "%" in code:
+        found += [m.group(0) for m in _UNIQUE.finditer(code)]
+    if "get_node" in code:
+        found += _GET_NODE_STR.findall(code)
     return _uniq(found)
 
 
@@ -141,8 +144,8 @@ _DECLARES = frozenset({"var", "const", "func", "class", "signal", "enum", "class
 _CALLABLE_KEYWORDS = frozenset({"yield", "preload", "super"})
 
 
-def _scan(masked: str) -> tuple[list[str], list[str], list[str]]:
-    """One tokenizer pass: (identifiers, declared names, call/member candidates), in order.
+def _scan(masked: str) -> tuple[list[str], list[str], list[str], bool]:
+    """One tokenizer pass: (identifiers, declared names, call/member candidates, has a lambda).
 
     A dotted chain followed by `(` is a call (`Input.is_action_pressed`, `$Sprite.play`,
     `create_timer` after `get_tree().`); a chain on a capitalised name not followed by `(` is
@@ -158,6 +161,7 @@ def _scan(masked: str) -> tuple[list[str], list[str], list[str]]:
     params_depth = 0  # >0 while inside a func's parameter list
     expect_param = False
     after_func = False
+    has_lambda = False
     for tok in _TOKEN.findall(masked):
         c = tok[0]
         if c.isalpha() or c == "_":
@@ -195,6 +199,7 @@ def _scan(masked: str) -> tuple[list[str], list[str], list[str]]:
         if c == "(":
             if after_func:
                 after_func = False
+                has_lambda = has_lambda or declare_next == "func"  # `func(`: no name, so a lambda
                 declare_next = ""
                 params_depth, expect_param = 1, True
                 chain = []
@@ -224,7 +229,7 @@ def _scan(masked: str) -> tuple[list[str], list[str], list[str]]:
         after_func = False
     if len(chain) > 1 and chain[-2][0].isupper():
         calls.append(f"{chain[-2]}.{chain[-1]}")
-    return list(dict.fromkeys(idents)), list(dict.fromkeys(declared)), list(dict.fromkeys(calls))
+    return list(dict.fromkeys(idents)), list(dict.fromkeys(declared)), list(dict.fromkeys(calls)), has_lambda
 
 
 def gd_facts(code: str, code_no_comments: str, masked: str) -> dict[str, Any]:
@@ -236,7 +241,7 @@ def gd_facts(code: str, code_no_comments: str, masked: str) -> dict[str, Any]:
     """
     has_path = "$" in masked or "%" in masked or "get_node" in masked
     paths = node_paths(code_no_comments) if has_path else []
-    identifiers, declared, calls = _scan(masked)
+    identifiers, declared, calls, has_lambda = _scan(masked)
 
     declared_set = set(declared)
     # types and classes: capitalised identifiers in code positions (extends, annotations, calls, statics)
@@ -253,7 +258,8 @@ def gd_facts(code: str, code_no_comments: str, masked: str) -> dict[str, Any]:
     syntax: dict[str, Any] = {
         name: (cue in masked and rx.search(masked) is not None) for name, (cue, rx) in _FLAGS.items()
     }
-    rpc = _RPC.search(masked) if _RPC_CUE.search(masked) else None
+    syntax["lambda"] = has_lambda
+    rpc = _RPC.search(masked) if any(cue in masked for cue in _RPC_CUES) else None
     syntax["rpc_keyword"] = rpc.group(1) if rpc else None
     syntax["annotations"] = sorted({f"@{a}" for a in _ANNOTATION.findall(masked)}) if "@" in masked else []
     has_connect = "connect" in masked
