@@ -11,7 +11,7 @@ import re
 import unicodedata
 
 from agent.intake.errors import IntakeError
-from agent.intake.expand import Entry
+from agent.intake.expand import Entry, safe_relative
 from agent.models import SourceKind
 from agent.settings import Settings
 
@@ -132,7 +132,7 @@ def snippet_entries(text: str, *, language_hint: str | None) -> tuple[list[Entry
     if len(blocks) == 1 and blocks[0][0] is None:
         project = split_expanded(text)
         if project is not None:
-            entries = [_entry(path, body) for path, body in project]
+            entries = [_entry(safe_relative(path, where="the pasted text"), body) for path, body in project]
             return entries, "unknown", f"pasted://snippet-{sid}.gd"
     entries = []
     kinds: list[SourceKind] = []

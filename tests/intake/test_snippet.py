@@ -67,6 +67,11 @@ def test_bad_pastes_are_refused(base_settings, text, needle):
         intake_snippet(text, settings=base_settings)
 
 
+def test_pasted_expansion_with_escaping_path_is_refused(base_settings):
+    with pytest.raises(IntakeError, match="zip-slip|escapes"):
+        intake_snippet("# ../../outside.gd\nextends Node\n", settings=base_settings)
+
+
 def test_oversized_paste_states_the_limit(base_settings):
     settings = base_settings.with_(max_file_bytes=1000)
     with pytest.raises(IntakeError, match="limit of 1,000"):
