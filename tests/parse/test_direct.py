@@ -104,3 +104,18 @@ def test_parse_cache_reused_across_paths_and_prompts():
     assert [c.code_text for c in first] == [c.code_text for c in second]
     second[0].extra["syntax"]["tool"] = True  # callers may mutate their copy; the cache stays clean
     assert chunk_file(source("c.gd", text))[0].extra["syntax"]["tool"] is False
+
+
+def test_same_file_under_another_prompt_is_not_parsed_again(base_settings):
+    from agent.intake import intake_snippet
+    from agent.parse import chunk_project
+
+    text = "extends Node\n\nfunc prompt_cache_probe():\n\tpass\n"
+    first = intake_snippet(text, prompt="is this Godot 4?", settings=base_settings)
+    chunk_project(first.expansion, project_id=first.request.project_id)
+    before = cache_info()
+    second = intake_snippet(text, prompt="explain it", settings=base_settings)
+    chunks = chunk_project(second.expansion, project_id=second.request.project_id)
+    after = cache_info()
+    assert after["misses"] == before["misses"] and after["hits"] == before["hits"] + 1
+    assert chunks[-1].name == "prompt_cache_probe"
