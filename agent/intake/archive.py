@@ -19,6 +19,7 @@ _READ_STEP = 1 << 16
 
 
 def open_zip(data: bytes, *, name: str) -> zipfile.ZipFile:
+    """Open an in-memory archive, or IntakeError if it is not a readable zip."""
     try:
         return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:

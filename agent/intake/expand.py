@@ -52,10 +52,12 @@ def decode_text(data: bytes) -> str:
 
 
 def text_sha256(text: str) -> str:
+    """sha256 of the decoded text: the hash every trace and transmission check uses."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def check_counts(count: int, total: int, settings: Settings, *, what: str) -> None:
+    """Refuse more files or more bytes than the settings allow, stating the limit."""
     if count > settings.max_files:
         raise IntakeError(
             f"Refused {what}: {count:,} files is over the limit of {settings.max_files:,} files."

@@ -17,10 +17,12 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from agent.intake.classify import classify
 from agent.intake.errors import IntakeError
 from agent.intake.expand import Entry, safe_relative
 from agent.intake.local import directory_entries
@@ -218,14 +220,11 @@ def clone_entries(
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _preread(entry: Entry, settings: Settings):  # type: ignore[no-untyped-def]
-    from agent.intake.classify import classify
-
-    data = None
-    if entry.read is not None and classify(entry.path).include and entry.size <= settings.max_file_bytes:
-        data = entry.read()
-    if data is None:
+def _preread(entry: Entry, settings: Settings) -> Callable[[], bytes] | None:
+    """Read a file that will be analysed now, while the clone still exists; skip the rest."""
+    if entry.read is None or not classify(entry.path).include or entry.size > settings.max_file_bytes:
         return None
+    data = entry.read()
     return lambda: data
 
 

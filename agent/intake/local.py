@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.intake.classify import CACHE_DIRS, classify
@@ -47,7 +48,7 @@ def directory_entries(root: Path, settings: Settings, *, what: str) -> list[Entr
     return entries
 
 
-def _reader(path: Path):  # type: ignore[no-untyped-def]
+def _reader(path: Path) -> Callable[[], bytes]:
     def read() -> bytes:
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(path, flags)

@@ -50,6 +50,7 @@ _SUFFIX: dict[str, str] = {
 
 
 def snippet_id(text: str) -> str:
+    """12 hex of the paste's sha256: the `<id>` in `pasted://snippet-<id>.gd`."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
