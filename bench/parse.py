@@ -78,6 +78,7 @@ def _body(rng: random.Random, g3: bool, n: int) -> list[str]:
 
 
 def make_file(rng: random.Random, g3: bool) -> str:
+    """One script: extends, signals, a declaration group and 5-12 functions of 4-25 statements."""
     lines: list[str] = []
     if g3 and rng.random() < 0.3:
         lines.append("tool")
@@ -126,6 +127,7 @@ def make_file(rng: random.Random, g3: bool) -> str:
 
 
 def corpus(total_lines: int, seed: int) -> list[tuple[str, str, bool]]:
+    """(path, text, is_godot3) files, alternating syntaxes, until `total_lines` is reached."""
     rng = random.Random(seed)
     out: list[tuple[str, str, bool]] = []
     count = 0
@@ -150,6 +152,7 @@ def _source(path: str, text: str) -> SourceFile:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the bench and print the table."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lines", type=int, default=60_000)
     ap.add_argument("--seed", type=int, default=7)
