@@ -28,14 +28,26 @@ def _phase(base_url: str, out_dir: str, concurrency: int, delay: float) -> None:
     from agent.crawl.crawler import CrawlConfig, run_crawl
 
     started = time.perf_counter()
-    report = run_crawl(CrawlConfig(base_url=base_url, out_dir=Path(out_dir), concurrency=concurrency,
-                                   delay=delay, progress=True))
+    report = run_crawl(
+        CrawlConfig(
+            base_url=base_url, out_dir=Path(out_dir), concurrency=concurrency, delay=delay, progress=True
+        )
+    )
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     s = report.summary
-    print(json.dumps({"pages": s["collected_pages"], "fetched": s["fetched_pages"],
-                      "not_modified": s["not_modified_pages"], "failed": s["failed_fetches"],
-                      "seconds": seconds, "peak_rss_mb": peak_kb / 1024}))
+    print(
+        json.dumps(
+            {
+                "pages": s["collected_pages"],
+                "fetched": s["fetched_pages"],
+                "not_modified": s["not_modified_pages"],
+                "failed": s["failed_fetches"],
+                "seconds": seconds,
+                "peak_rss_mb": peak_kb / 1024,
+            }
+        )
+    )
 
 
 def _stats(origin: str, reset: bool = False) -> dict[str, int]:
@@ -44,8 +56,17 @@ def _stats(origin: str, reset: bool = False) -> dict[str, int]:
 
 
 def _run_phase(base_url: str, out: Path, args: argparse.Namespace) -> dict[str, float]:
-    cmd = [sys.executable, __file__, "--phase", base_url, str(out),
-           "--concurrency", str(args.concurrency), "--delay", str(args.delay)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--phase",
+        base_url,
+        str(out),
+        "--concurrency",
+        str(args.concurrency),
+        "--delay",
+        str(args.delay),
+    ]
     done = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT)
     sys.stderr.write(done.stderr[-400:] + "\n")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -67,8 +88,13 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="crawl-bench-") as tmp:
         site = write_generated_site(Path(tmp) / "site", args.pages)
-        server = subprocess.Popen([sys.executable, "-m", "tests.crawl.site_server", str(site.root)], cwd=ROOT,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "tests.crawl.site_server", str(site.root)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert server.stdout is not None
             origin = server.stdout.readline().strip()
@@ -87,17 +113,25 @@ def main() -> int:
     first["page_bodies"] = mid["page_bodies"] - before["page_bodies"]
     again["page_bodies"] = after["page_bodies"] - mid["page_bodies"]
     rows = [("first crawl", first), ("conditional re-crawl", again)]
-    print(f"crawl bench: {args.pages} generated class pages (+2 index pages), local server, "
-          f"concurrency {args.concurrency}, delay {args.delay}s")
-    print(f"{'phase':<22}{'pages':>7}{'fetched':>9}{'304':>6}{'bodies':>8}{'seconds':>9}{'pages/s':>9}{'peak RSS MB':>13}")
+    print(
+        f"crawl bench: {args.pages} generated class pages (+2 index pages), local server, "
+        f"concurrency {args.concurrency}, delay {args.delay}s"
+    )
+    print(
+        f"{'phase':<22}{'pages':>7}{'fetched':>9}{'304':>6}{'bodies':>8}{'seconds':>9}{'pages/s':>9}{'peak RSS MB':>13}"
+    )
     for name, r in rows:
         rate = r["pages"] / r["seconds"]
-        print(f"{name:<22}{r['pages']:>7}{r['fetched']:>9}{r['not_modified']:>6}{r['page_bodies']:>8}"
-              f"{r['seconds']:>9.2f}{rate:>9.1f}{r['peak_rss_mb']:>13.1f}")
+        print(
+            f"{name:<22}{r['pages']:>7}{r['fetched']:>9}{r['not_modified']:>6}{r['page_bodies']:>8}"
+            f"{r['seconds']:>9.2f}{rate:>9.1f}{r['peak_rss_mb']:>13.1f}"
+        )
     ratio = (again["pages"] / again["seconds"]) / (first["pages"] / first["seconds"])
-    print(f"re-crawl / first crawl: {ratio:.2f}x pages/s, "
-          f"{again['peak_rss_mb'] / first['peak_rss_mb']:.2f}x peak RSS; "
-          f"page bodies re-downloaded: {again['page_bodies']}")
+    print(
+        f"re-crawl / first crawl: {ratio:.2f}x pages/s, "
+        f"{again['peak_rss_mb'] / first['peak_rss_mb']:.2f}x peak RSS; "
+        f"page bodies re-downloaded: {again['page_bodies']}"
+    )
     return 0 if first["failed"] == 0 and again["failed"] == 0 else 1
 
 

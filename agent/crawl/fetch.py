@@ -108,6 +108,8 @@ class Fetcher:
         if response.status_code in (401, 403):
             parser.disallow_all = True
         elif response.status_code >= 400:
+            if response.status_code >= 500:
+                log.warning("robots.txt at %s answered HTTP %s; crawling without it", origin, response.status_code)
             parser.allow_all = True
         else:
             parser.parse(response.text.splitlines())

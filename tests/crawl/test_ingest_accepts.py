@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.crawl.crawler import run_crawl
-from agent.ingest.corpus import CorpusError
+from agent.ingest.corpus import CorpusError, load_corpus
 from agent.ingest.pipeline import run_ingest
 from agent.storage import connection
 from tests.crawl.conftest import fast_config
@@ -77,7 +77,5 @@ def test_incomplete_crawl_is_refused_unless_forced(empty_db_factory, tmp_path: P
     settings = empty_db_factory("crawlgate")
     with pytest.raises(CorpusError, match="failed_fetches=2.*missing_from_searchindex=2"):
         run_ingest(settings, docs_dir=tmp_path / "corpus", renames_file=None, out_dir=tmp_path / "kb", progress=False)
-    summary = run_ingest(
-        settings, docs_dir=tmp_path / "corpus", renames_file=None, out_dir=tmp_path / "kb", force=True, progress=False
-    )
-    assert summary.pages == 10
+    forced = load_corpus(tmp_path / "corpus", force=True)  # forcing reads what is there (no embedding here)
+    assert len(forced.pages) == 10
