@@ -1,0 +1,1 @@
+"""Local OpenAI-compatible servers for tests and benches (run as scripts, in their own process)."""
