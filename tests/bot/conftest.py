@@ -22,6 +22,17 @@ class BotHandle:
     service: AnalysisService
     store: BotStore
 
+    closed: bool = False
+
+    async def close(self) -> None:
+        """Stop like a dying process would: runs cancelled, pools closed (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        await self.bot.coordinator.shutdown()
+        await self.store.close()
+        await self.service.close()
+
     def cog(self, name: str) -> Any:
         return self.bot.get_cog(name)
 
@@ -30,6 +41,23 @@ class BotHandle:
 
         tasks = list(self.bot.coordinator.tasks.values())
         await asyncio.gather(*tasks)
+
+
+async def wait_done(service: AnalysisService, run_id: str, at_least: int, timeout: float = 60.0) -> dict:
+    """Poll the score DB until a run has `at_least` done chunks (the run may not exist yet)."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            progress = await service.store.progress(run_id)
+        except KeyError:
+            progress = {"done": 0}
+        if progress["done"] >= at_least:
+            return progress
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"run {run_id} did not reach {at_least} done chunks")
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -48,6 +76,4 @@ async def make_bot(embedder):
 
     yield make
     for h in made:
-        await h.bot.coordinator.shutdown()
-        await h.store.close()
-        await h.service.close()
+        await h.close()
