@@ -58,6 +58,7 @@ class Coordinator:
         self.resolve_channel = resolve_channel
         self.guard = Guard(config.user_rate, config.guild_rate, config.max_concurrent_runs)
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        self._resume_slots = asyncio.Semaphore(max(1, config.max_concurrent_runs))
         self.github_origin_for_tests: str | None = None
         """Tests only: clone this local repo instead of github.com, after the real URL validator ran."""
         self._secrets = (getattr(settings, "discord_token", None), getattr(settings, "llm_api_key", None),
@@ -254,6 +255,10 @@ class Coordinator:
 
     async def _finish_owned(self, row: BotRun, target: Any) -> None:
         """Resume one owned run from its checkpoint (or just post it if it had finished), then post."""
+        async with self._resume_slots:  # a restart with many runs owed never exceeds the run cap
+            await self._finish_owned_now(row, target)
+
+    async def _finish_owned_now(self, row: BotRun, target: Any) -> None:
         report = await self._report_or_none(row.run_id)
         if report is None:
             await self.store.abandon(row.run_id)
@@ -317,9 +322,9 @@ class Coordinator:
         try:
             await self.defer(interaction)
             row, report = await self._owned_run(interaction, run_id)
-            if report.get("status") == "completed":
-                await self.reply(interaction, f"Run `{run_id}` is already complete.",
-                                 embed=fmt.status_embed(report))
+            if report.get("status") in ("completed", "running"):
+                state = "already complete" if report["status"] == "completed" else "running in another process"
+                await self.reply(interaction, f"Run `{run_id}` is {state}.", embed=fmt.status_embed(report))
                 self.guard.finish(run_id)
                 return None
             target = (await self._target_for(row)) if row else None

@@ -15,6 +15,35 @@ from bot.inputs import spec_from_message, spec_from_options
 log = logging.getLogger(__name__)
 
 
+class CodeModal(discord.ui.Modal, title="Analyze code with godot-rag"):
+    """A paste box: slash-command options are one line, but GDScript needs its newlines and tabs."""
+
+    code: discord.ui.TextInput[Any] = discord.ui.TextInput(
+        label="Code (GDScript, .tscn or project.godot text)", style=discord.TextStyle.paragraph, max_length=4000
+    )
+    question: discord.ui.TextInput[Any] = discord.ui.TextInput(
+        label="Question (optional)", required=False, max_length=300
+    )
+
+    def __init__(self, coordinator: Any, question: str | None = None) -> None:
+        super().__init__(timeout=900)
+        self.coordinator = coordinator
+        if question:
+            self.question.default = question[:300]
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        text, question = self.code.value, self.question.value or None
+        await self.coordinator.analyze(
+            interaction,
+            lambda: spec_from_options(code=text, file=None, repo=None, member=interaction.user,
+                                      channel_id=interaction.channel_id, config=self.coordinator.config),
+            question=question,
+        )
+
+    async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
+        await report_error(self.coordinator, interaction, error)
+
+
 class AnalyzeCog(commands.Cog):
     """Start analyses from a slash command or from an existing message."""
 
@@ -32,7 +61,7 @@ class AnalyzeCog(commands.Cog):
 
     @app_commands.command(name="analyze")
     @app_commands.describe(
-        code="GDScript to check (paste it; ``` fences are fine)",
+        code="A one-line snippet; leave every option empty to get a paste box for multi-line code",
         file="A .gd, .tscn, .tres, project.godot or a .zip of your project",
         repo="A GitHub link, e.g. https://github.com/owner/repo",
         question="Optional: what you want to know, e.g. 'how do I port this to Godot 4?'",
@@ -46,6 +75,10 @@ class AnalyzeCog(commands.Cog):
         question: str | None = None,
     ) -> None:
         """Is this Godot 3 or Godot 4 code, and what must change? Give a snippet, a file or a GitHub repo."""
+        if not (code or file or repo):
+            # No source given: open a paste box, which keeps newlines (options do not). This is the response.
+            await interaction.response.send_modal(CodeModal(self.coordinator, question))
+            return
         await self.coordinator.analyze(
             interaction,
             lambda: spec_from_options(

@@ -136,6 +136,10 @@ class FakeInteractionResponse:
         self._use()
         self.rec.add("response.send_message", content=content, **kwargs)
 
+    async def send_modal(self, modal: Any) -> None:
+        self._use()
+        self.rec.add("response.send_modal", modal=modal)
+
 
 class FakeFollowup:
     def __init__(self, rec: Recorder, channel: FakeChannel) -> None:

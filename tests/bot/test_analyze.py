@@ -216,3 +216,22 @@ async def test_mentions_in_code_question_and_file_names_never_ping(kb_db_factory
     for bad in ("@everyone", "@here", "<@&42>", "<@7>"):
         assert bad not in joined  # ... but can never ping
     assert_no_mentions_allowed(rec)
+
+
+async def test_analyze_without_options_opens_a_paste_box_that_keeps_newlines(kb_db_factory, make_bot):
+    h = await make_bot(kb_db_factory())
+    rec = Recorder()
+    channel = FakeChannel(rec)
+    cog = h.cog("AnalyzeCog")
+    await cog.analyze.callback(cog, FakeInteraction(rec, user=FakeUser(808), channel=channel), question="port?")
+    assert rec.names() == ["response.send_modal"]  # the modal is the one response
+    modal = rec.calls[0][2]["modal"]
+    assert modal.question.default == "port?"
+    modal.code._refresh_state(None, {"value": GODOT3_SNIPPET})  # what discord.py does on submit
+    modal.question._refresh_state(None, {"value": "port?"})
+    submit = FakeInteraction(rec, user=FakeUser(808), channel=channel)
+    await modal.on_submit(submit)
+    await h.wait_runs()
+    assert rec.names()[1] == "response.defer"
+    embed = result_posts(channel.threads[0])[0].embeds[0]
+    assert "godot3" in embed.title and "port?" in embed.description

@@ -112,3 +112,23 @@ def test_code_blocks_and_context_menu_sources():
         spec_from_message(FakeSourceMessage(rec, ch, "just words"), BotConfig())
     att = make_attachment(FakeCDN(rec), "project.godot", b"config_version=5\n")
     assert spec_from_message(FakeSourceMessage(rec, ch, "", [att]), BotConfig()).kind == "file"
+
+
+def test_minimal_intents_and_no_mentions_default():
+    from bot.client import GodotRagBot, minimal_intents
+
+    intents = minimal_intents()
+    assert intents.guilds and not intents.message_content and not intents.members and not intents.presences
+    assert intents.value == __import__("discord").Intents(guilds=True).value
+    bot = GodotRagBot(service=None, store=None, config=BotConfig(), settings=None)  # type: ignore[arg-type]
+    assert bot.allowed_mentions.to_dict() == {"parse": []}
+
+
+def test_cli_registers_bot_and_refuses_without_token(monkeypatch, capsys):
+    from agent.cli import build_parser
+
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    args = build_parser().parse_args(["bot", "--no-sync", "--guild", "5"])
+    assert args.no_sync and args.guild == 5
+    assert args.func(args) == 2
+    assert "DISCORD_TOKEN" in capsys.readouterr().err
