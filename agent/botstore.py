@@ -35,6 +35,7 @@ class BotRun:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> BotRun:
+        """Build from a dict row of godot_rag.bot_runs."""
         return cls(**{k: row[k] for k in cls.__dataclass_fields__})
 
 
@@ -53,6 +54,7 @@ class BotStore:
         return cls(await make_async_pool(settings, min_size=1, max_size=2))
 
     async def close(self) -> None:
+        """Close the pool."""
         await self._pool.close()
 
     async def _one(self, query: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
@@ -85,10 +87,21 @@ class BotStore:
             " ON CONFLICT (run_id) DO UPDATE SET thread_id = EXCLUDED.thread_id,"
             " progress_message_id = EXCLUDED.progress_message_id, updated_at = now()"
             " RETURNING run_id",
-            (run_id, owner, user_id, guild_id, channel_id, thread_id, progress_message_id, source_label, question),
+            (
+                run_id,
+                owner,
+                user_id,
+                guild_id,
+                channel_id,
+                thread_id,
+                progress_message_id,
+                source_label,
+                question,
+            ),
         )
 
     async def get(self, run_id: str) -> BotRun | None:
+        """The mapping of one run, or None."""
         row = await self._one(f"SELECT {_COLUMNS} FROM godot_rag.bot_runs WHERE run_id = %s", (run_id,))
         return BotRun.from_row(row) if row else None
 
@@ -102,6 +115,7 @@ class BotStore:
         return [BotRun.from_row(r) for r in rows]
 
     async def for_owner(self, owner: str, limit: int = 50) -> list[BotRun]:
+        """One user's runs, newest first."""
         rows = await self._all(
             f"SELECT {_COLUMNS} FROM godot_rag.bot_runs WHERE owner = %s ORDER BY created_at DESC LIMIT %s",
             (owner, limit),
@@ -126,6 +140,7 @@ class BotStore:
         )
 
     async def mark_posted(self, run_id: str, result_message_id: int | None) -> None:
+        """Record that the result was sent, and as which message."""
         await self._one(
             "UPDATE godot_rag.bot_runs SET state = 'posted', posted_at = now(), result_message_id = %s,"
             " updated_at = now() WHERE run_id = %s RETURNING run_id",
@@ -143,6 +158,7 @@ class BotStore:
     async def abandon(self, run_id: str) -> None:
         """Stop trying to finish a run (its source is gone, or its channel is)."""
         await self._one(
-            "UPDATE godot_rag.bot_runs SET state = 'abandoned', updated_at = now() WHERE run_id = %s RETURNING run_id",
+            "UPDATE godot_rag.bot_runs SET state = 'abandoned', updated_at = now()"
+            " WHERE run_id = %s RETURNING run_id",
             (run_id,),
         )

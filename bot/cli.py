@@ -11,12 +11,16 @@ log = logging.getLogger(__name__)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `godot-rag bot` to the CLI."""
     p = subparsers.add_parser(
         "bot",
         help="run the Discord bot (token from DISCORD_TOKEN)",
-        description="Run the Discord bot. Needs DISCORD_TOKEN; guard rails come from GODOT_RAG_BOT_* variables.",
+        description="Run the Discord bot. Needs DISCORD_TOKEN; guard rails come from GODOT_RAG_BOT_* "
+        "variables.",
     )
-    p.add_argument("--no-sync", action="store_true", help="do not sync slash commands with Discord at start-up")
+    p.add_argument(
+        "--no-sync", action="store_true", help="do not sync slash commands with Discord at start-up"
+    )
     p.add_argument("--guild", type=int, default=None, help="also sync commands to this server id (instant)")
     p.add_argument("--no-resume", action="store_true", help="do not resume interrupted runs at start-up")
     p.set_defaults(func=run)
@@ -32,7 +36,9 @@ async def _main(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     if not settings.discord_token:
-        print("DISCORD_TOKEN is not set; create a bot token in the Discord developer portal.", file=sys.stderr)
+        print(
+            "DISCORD_TOKEN is not set; create a bot token in the Discord developer portal.", file=sys.stderr
+        )
         return 2
     config = BotConfig.from_env()
     changes: dict[str, object] = {}
@@ -60,6 +66,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Entry point of `godot-rag bot`."""
     import discord
 
     try:

@@ -45,7 +45,11 @@ class GodotRagBot(commands.Bot):
         self.settings = settings
         self.config = config
         self.coordinator = Coordinator(
-            service=service, store=store, config=config, settings=settings, resolve_channel=self.resolve_channel
+            service=service,
+            store=store,
+            config=config,
+            settings=settings,
+            resolve_channel=self.resolve_channel,
         )
         self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
         self._resume_task: asyncio.Task[Any] | None = None
@@ -77,11 +81,14 @@ class GodotRagBot(commands.Bot):
         """A channel or thread by id, from the cache or else from Discord."""
         return self.get_channel(channel_id) or await self.fetch_channel(channel_id)
 
-    async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+    async def on_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
         """The global handler: expected refusals briefly, anything else logged in full and said briefly."""
         await report_error(self.coordinator, interaction, error)
 
     async def close(self) -> None:
+        """Stop runs in flight (they resume at next start), then disconnect."""
         if self._resume_task is not None:
             self._resume_task.cancel()
         await self.coordinator.shutdown()

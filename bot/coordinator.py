@@ -32,10 +32,12 @@ ChannelResolver = Callable[[int], Awaitable[Any | None]]
 
 
 def owner_of(user_id: int) -> str:
+    """The service's owner string for a Discord user."""
     return f"discord:{user_id}"
 
 
 def new_run_id() -> str:
+    """A fresh run id; the `dc-` prefix tells runs started from Discord apart."""
     return f"dc-{uuid.uuid4().hex[:16]}"
 
 
@@ -61,8 +63,11 @@ class Coordinator:
         self._resume_slots = asyncio.Semaphore(max(1, config.max_concurrent_runs))
         self.github_origin_for_tests: str | None = None
         """Tests only: clone this local repo instead of github.com, after the real URL validator ran."""
-        self._secrets = (getattr(settings, "discord_token", None), getattr(settings, "llm_api_key", None),
-                         getattr(settings, "database_url", None))
+        self._secrets = (
+            getattr(settings, "discord_token", None),
+            getattr(settings, "llm_api_key", None),
+            getattr(settings, "database_url", None),
+        )
 
     # -- replying -------------------------------------------------------------------------------
 
@@ -70,20 +75,25 @@ class Coordinator:
         """User-facing text: secrets masked, mentions broken, within the content limit."""
         return fmt.clip(safe_text(text, self._secrets), fmt.limits.CONTENT)
 
-    async def reply(self, interaction: Any, content: str | None = None, *, embed: discord.Embed | None = None) -> None:
-        """Answer ephemerally, through the response if unused, else through the followup (exactly once each)."""
+    async def reply(
+        self, interaction: Any, content: str | None = None, *, embed: discord.Embed | None = None
+    ) -> None:
+        """Answer ephemerally: through the response if unused, else through the followup."""
         kwargs: dict[str, Any] = {"ephemeral": True, "allowed_mentions": no_mentions()}
         if embed is not None:
             kwargs["embed"] = embed
         text = self.clean(content) if content else None
         if interaction.response.is_done():
-            await interaction.followup.send(text, **kwargs) if text else await interaction.followup.send(**kwargs)
+            await interaction.followup.send(text, **kwargs) if text else await interaction.followup.send(
+                **kwargs
+            )
         elif text:
             await interaction.response.send_message(text, **kwargs)
         else:
             await interaction.response.send_message(**kwargs)
 
     async def defer(self, interaction: Any) -> None:
+        """Acknowledge within Discord's 3 s window (ephemeral, 'thinking'); no-op if already answered."""
         if not interaction.response.is_done():
             await interaction.response.defer(ephemeral=True, thinking=True)
 
@@ -116,7 +126,10 @@ class Coordinator:
         try:
             await self.defer(interaction)
             intake = await build_intake(
-                spec, question or "", self.settings, max_bytes=self._cap(spec),
+                spec,
+                question or "",
+                self.settings,
+                max_bytes=self._cap(spec),
                 github_origin_for_tests=self.github_origin_for_tests,
             )
             target = await self._open_thread(interaction, spec, origin_message)
@@ -124,9 +137,14 @@ class Coordinator:
                 fmt.progress_text({"stage": "queued"}, spec.label), allowed_mentions=no_mentions()
             )
             await self.store.record(
-                run_id=run_id, owner=owner_of(user_id), user_id=user_id, guild_id=guild_id,
-                channel_id=interaction.channel_id, thread_id=getattr(target, "id", None),
-                progress_message_id=getattr(progress, "id", None), source_label=spec.label,
+                run_id=run_id,
+                owner=owner_of(user_id),
+                user_id=user_id,
+                guild_id=guild_id,
+                channel_id=interaction.channel_id,
+                thread_id=getattr(target, "id", None),
+                progress_message_id=getattr(progress, "id", None),
+                source_label=spec.label,
                 question=question or "",
             )
             where = getattr(target, "mention", None) or "this channel"
@@ -138,8 +156,11 @@ class Coordinator:
         except BaseException:
             self.guard.finish(run_id)
             raise
-        return self._spawn(run_id, self._run_new(run_id, intake, target, progress, owner_of(user_id), spec.label,
-                                                 question), target)
+        return self._spawn(
+            run_id,
+            self._run_new(run_id, intake, target, progress, owner_of(user_id), spec.label, question),
+            target,
+        )
 
     def _cap(self, spec: SourceSpec) -> int | None:
         if spec.kind != "file":
@@ -152,8 +173,11 @@ class Coordinator:
         name = fmt.thread_name(spec.label)
         channel = interaction.channel
         try:
-            if origin_message is not None and hasattr(origin_message, "create_thread") and \
-                    hasattr(channel, "create_thread"):
+            if (
+                origin_message is not None
+                and hasattr(origin_message, "create_thread")
+                and hasattr(channel, "create_thread")
+            ):
                 return await origin_message.create_thread(name=name, auto_archive_duration=1440)
             if hasattr(channel, "create_thread"):
                 return await channel.create_thread(
@@ -190,8 +214,16 @@ class Coordinator:
                 allowed_mentions=no_mentions(),
             )
 
-    async def _run_new(self, run_id: str, intake: Any, target: Any, progress: Any, owner: str, label: str,
-                       question: str | None) -> None:
+    async def _run_new(
+        self,
+        run_id: str,
+        intake: Any,
+        target: Any,
+        progress: Any,
+        owner: str,
+        label: str,
+        question: str | None,
+    ) -> None:
         reporter = ProgressReporter(progress, interval=self.config.progress_interval, label=label)
         report = await self.service.analyze(intake, run_id=run_id, owner=owner, on_event=reporter.on_event)
         await reporter.close()
@@ -199,7 +231,9 @@ class Coordinator:
 
     # -- posting ---------------------------------------------------------------------------------
 
-    async def post_result(self, run_id: str, report: dict[str, Any], target: Any, *, question: str | None) -> bool:
+    async def post_result(
+        self, run_id: str, report: dict[str, Any], target: Any, *, question: str | None
+    ) -> bool:
         """Post the result embed (and report files) once; False if another attempt already posted it."""
         if not await self.store.claim_post(run_id):
             log.info("run %s: result already posted", run_id)
@@ -250,8 +284,9 @@ class Coordinator:
                 return await target.fetch_message(row.progress_message_id)
             except discord.HTTPException:
                 pass  # deleted: start a fresh progress message below
-        return await target.send(fmt.progress_text({"stage": "queued"}, row.source_label),
-                                 allowed_mentions=no_mentions())
+        return await target.send(
+            fmt.progress_text({"stage": "queued"}, row.source_label), allowed_mentions=no_mentions()
+        )
 
     async def _finish_owned(self, row: BotRun, target: Any) -> None:
         """Resume one owned run from its checkpoint (or just post it if it had finished), then post."""
@@ -262,12 +297,18 @@ class Coordinator:
         report = await self._report_or_none(row.run_id)
         if report is None:
             await self.store.abandon(row.run_id)
-            await target.send(self.clean(f"Run `{row.run_id}` was interrupted before it started; "
-                                         "please run `/analyze` again."), allowed_mentions=no_mentions())
+            await target.send(
+                self.clean(
+                    f"Run `{row.run_id}` was interrupted before it started; please run `/analyze` again."
+                ),
+                allowed_mentions=no_mentions(),
+            )
             return
         if report.get("status") != "completed":
             progress = await self._progress_message(row, target)
-            reporter = ProgressReporter(progress, interval=self.config.progress_interval, label=row.source_label)
+            reporter = ProgressReporter(
+                progress, interval=self.config.progress_interval, label=row.source_label
+            )
             report = await self.service.resume(row.run_id, on_event=reporter.on_event)
             await reporter.close()
         await self.post_result(row.run_id, report, target, question=row.question or None)
@@ -295,15 +336,19 @@ class Coordinator:
         return row, report
 
     async def status(self, interaction: Any, run_id: str) -> None:
+        """/status: where one of the user's runs stands."""
         await self.defer(interaction)
         try:
             _row, report = await self._owned_run(interaction, run_id)
         except UserError as exc:
             await self.reply(interaction, str(exc))
             return
-        await self.reply(interaction, embed=fmt.status_embed(report, running_here=run_id.strip() in self.tasks))
+        await self.reply(
+            interaction, embed=fmt.status_embed(report, running_here=run_id.strip() in self.tasks)
+        )
 
     async def runs(self, interaction: Any) -> None:
+        """/runs: the user's own runs."""
         await self.defer(interaction)
         runs = await self.service.list_runs(owner=owner_of(interaction.user.id))
         await self.reply(interaction, embed=fmt.runs_embed(list(runs)))
@@ -323,22 +368,33 @@ class Coordinator:
             await self.defer(interaction)
             row, report = await self._owned_run(interaction, run_id)
             if report.get("status") in ("completed", "running"):
-                state = "already complete" if report["status"] == "completed" else "running in another process"
+                state = (
+                    "already complete" if report["status"] == "completed" else "running in another process"
+                )
                 await self.reply(interaction, f"Run `{run_id}` is {state}.", embed=fmt.status_embed(report))
                 self.guard.finish(run_id)
                 return None
             target = (await self._target_for(row)) if row else None
             target = target or interaction.channel
-            progress = await target.send(fmt.progress_text({"stage": "queued"}, row.source_label if row else run_id),
-                                         allowed_mentions=no_mentions())
+            progress = await target.send(
+                fmt.progress_text({"stage": "queued"}, row.source_label if row else run_id),
+                allowed_mentions=no_mentions(),
+            )
             await self.store.record(
-                run_id=run_id, owner=owner_of(interaction.user.id), user_id=interaction.user.id,
-                guild_id=interaction.guild_id, channel_id=interaction.channel_id,
-                thread_id=getattr(target, "id", None), progress_message_id=getattr(progress, "id", None),
-                source_label=row.source_label if row else run_id, question=row.question if row else "",
+                run_id=run_id,
+                owner=owner_of(interaction.user.id),
+                user_id=interaction.user.id,
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                thread_id=getattr(target, "id", None),
+                progress_message_id=getattr(progress, "id", None),
+                source_label=row.source_label if row else run_id,
+                question=row.question if row else "",
             )
             await self.store.reopen(run_id)
-            await self.reply(interaction, f"Resuming run `{run_id}` in {getattr(target, 'mention', 'this channel')}.")
+            await self.reply(
+                interaction, f"Resuming run `{run_id}` in {getattr(target, 'mention', 'this channel')}."
+            )
         except UserError as exc:
             self.guard.finish(run_id)
             await self.reply(interaction, str(exc))

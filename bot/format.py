@@ -40,6 +40,7 @@ class OutgoingMessage:
     """True when the embed had to leave something out (the report file then carries it)."""
 
     def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for `Messageable.send`."""
         out: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
         if self.content:
             out["content"] = self.content
@@ -82,6 +83,7 @@ def progress_text(state: dict[str, Any], label: str = "") -> str:
 
 
 def thread_name(label: str) -> str:
+    """A thread name within Discord's 100 characters, mention-safe."""
     return clip(safe_text(f"godot-rag: {label}").replace("\n", " "), limits.THREAD_NAME)
 
 
@@ -102,7 +104,9 @@ def _chunk_status_line(chunks: list[dict[str, Any]]) -> str:
 def _item_field(item: dict[str, Any]) -> tuple[str, str]:
     name = lines_label(item.get("source_file"), item.get("start_line"), item.get("end_line"))
     old, new = item.get("old") or "?", item.get("new")
-    value = f"`{clip(safe_text(str(old)), 300)}` → " + (f"`{clip(safe_text(str(new)), 300)}`" if new else "(removed)")
+    value = f"`{clip(safe_text(str(old)), 300)}` → " + (
+        f"`{clip(safe_text(str(new)), 300)}`" if new else "(removed)"
+    )
     if item.get("docs_url"):
         value += f"\n[docs]({clip(str(item['docs_url']), 400)})"
     return clip(safe_text(name), limits.EMBED_FIELD_NAME), clip(value, limits.EMBED_FIELD_VALUE)
@@ -117,7 +121,9 @@ def _evidence_line(ev: dict[str, Any]) -> str:
     return f"[{text}]({url})" if url else text
 
 
-def result_message(report: dict[str, Any], *, top_items: int = 10, question: str | None = None) -> OutgoingMessage:
+def result_message(
+    report: dict[str, Any], *, top_items: int = 10, question: str | None = None
+) -> OutgoingMessage:
     """The result post: one embed within every limit, plus report files when detail does not fit."""
     verdict = report.get("verdict") or {}
     label = verdict.get("label", "ambiguous")
@@ -133,14 +139,17 @@ def result_message(report: dict[str, Any], *, top_items: int = 10, question: str
         title += " (migration required)"
     if status != "completed":
         title = f"Run {status}: " + title
-    embed = discord.Embed(title=clip(title, limits.EMBED_TITLE), colour=COLORS.get(label, COLORS["ambiguous"]))
+    embed = discord.Embed(
+        title=clip(title, limits.EMBED_TITLE), colour=COLORS.get(label, COLORS["ambiguous"])
+    )
 
     parts: list[str] = []
     if question:
         parts.append(f"**Question:** {clip(safe_text(question), 300)}")
     if verdict.get("summary"):
         parts.append(clip(safe_text(str(verdict["summary"])), 1200))
-    parts.append(f"**Chunks:** {len(chunks)} ({_chunk_status_line(chunks) or 'none'}) · {_counts_line(verdict.get('counts') or {})}")
+    statuses = _chunk_status_line(chunks) or "none"
+    parts.append(f"**Chunks:** {len(chunks)} ({statuses}) · {_counts_line(verdict.get('counts') or {})}")
     parts.append(f"**Excluded files:** {len(excluded)}")
     if status != "completed":
         parts.append(f"Not finished: use `/resume {clip(run_id, 80)}` to continue.")
@@ -168,7 +177,9 @@ def result_message(report: dict[str, Any], *, top_items: int = 10, question: str
     if len(items) > len(shown):
         truncated = True
         embed.add_field(
-            name="More migration items", value=f"{len(items) - len(shown)} more in the attached report.", inline=False
+            name="More migration items",
+            value=f"{len(items) - len(shown)} more in the attached report.",
+            inline=False,
         )
 
     inline_detail = len(chunks) <= 1 and not truncated
@@ -242,8 +253,8 @@ def report_markdown(report: dict[str, Any]) -> str:
         out += ["", f"### {ch.get('chunk_order')}. {where} ({ch.get('chunk_kind')}) — {ch.get('status')}"]
         if j:
             out.append(
-                f"- judgment: {j.get('label')} / {j.get('version_signal')} / migration {j.get('migration_required')}"
-                f" / confidence {j.get('confidence')}"
+                f"- judgment: {j.get('label')} / {j.get('version_signal')}"
+                f" / migration {j.get('migration_required')} / confidence {j.get('confidence')}"
             )
             out.append(f"- rationale: {j.get('rationale')}")
             if j.get("evidence_ids"):
@@ -329,16 +340,28 @@ def help_embed() -> discord.Embed:
             "official Godot docs, whether it is Godot 3 or Godot 4 code and what must change to migrate."
         ),
     )
-    embed.add_field(name="/analyze", value=(
-        "Give **one** of: `code` (a snippet), `file` (.gd, .tscn, .tres, project.godot or a .zip of a "
-        "project) or `repo` (a https://github.com/owner/repo link). Add an optional `question`. "
-        "I work in a thread and post the verdict there."
-    ), inline=False)
-    embed.add_field(name="Analyze with godot-rag", value=(
-        "Right-click a message with a ``` code block or an attachment → Apps → Analyze with godot-rag."
-    ), inline=False)
-    embed.add_field(name="/status, /resume, /runs", value=(
-        "`/status run_id` shows where a run stands, `/resume run_id` continues an interrupted run, "
-        "`/runs` lists your own runs."
-    ), inline=False)
+    embed.add_field(
+        name="/analyze",
+        value=(
+            "Give **one** of: `code` (a snippet), `file` (.gd, .tscn, .tres, project.godot or a .zip of a "
+            "project) or `repo` (a https://github.com/owner/repo link). Add an optional `question`. "
+            "I work in a thread and post the verdict there."
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="Analyze with godot-rag",
+        value=(
+            "Right-click a message with a ``` code block or an attachment → Apps → Analyze with godot-rag."
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="/status, /resume, /runs",
+        value=(
+            "`/status run_id` shows where a run stands, `/resume run_id` continues an interrupted run, "
+            "`/runs` lists your own runs."
+        ),
+        inline=False,
+    )
     return embed

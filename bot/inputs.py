@@ -42,6 +42,7 @@ def _is_zip(name: str) -> bool:
 
 
 def is_supported_attachment(filename: str) -> bool:
+    """Whether a file name is one the bot analyzes."""
     low = filename.lower()
     return low.endswith(TEXT_SUFFIXES + ZIP_SUFFIXES) or low.rsplit("/", 1)[-1] in TEXT_NAMES
 
@@ -75,6 +76,7 @@ def check_repo_url(url: str) -> str:
 
 
 def repo_label(url: str) -> str:
+    """`owner/repo` of a GitHub URL, for thread names."""
     path = url.split("github.com/", 1)[-1].strip("/")
     return "/".join(path.split("/")[:2]) or "repo"
 

@@ -38,6 +38,7 @@ class SlidingWindow:
         return self.seconds - (now - hits[0])
 
     def hit(self, key: str) -> None:
+        """Count one request for `key` now."""
         self._hits[key].append(self._clock())
 
 
@@ -66,9 +67,7 @@ class Guard:
             if wait > 0:
                 return Refusal(f"This server is starting analyses too fast. Try again in {wait:.0f} s.", wait)
         if len(self.running) >= self.max_concurrent:
-            return Refusal(
-                f"The bot is busy with {len(self.running)} analyses. Try again in a minute.", 60.0
-            )
+            return Refusal(f"The bot is busy with {len(self.running)} analyses. Try again in a minute.", 60.0)
         return None
 
     def admit(self, user_id: int, guild_id: int | None) -> Refusal | None:
@@ -81,7 +80,9 @@ class Guard:
         return refusal
 
     def start(self, run_id: str) -> None:
+        """Count a run as in flight."""
         self.running.add(run_id)
 
     def finish(self, run_id: str) -> None:
+        """A run is no longer in flight."""
         self.running.discard(run_id)

@@ -11,7 +11,11 @@ from bot.inputs import SourceSpec
 
 
 async def build_intake(
-    spec: SourceSpec, question: str, settings: Any, *, max_bytes: int | None = None,
+    spec: SourceSpec,
+    question: str,
+    settings: Any,
+    *,
+    max_bytes: int | None = None,
     github_origin_for_tests: str | None = None,
 ) -> IntakeResult:
     """The IntakeResult for one source; intake refusals become short user-facing errors.
@@ -32,7 +36,11 @@ async def build_intake(
             )
         assert spec.url is not None
         return await asyncio.to_thread(
-            intake_github, spec.url, prompt=question, settings=settings, origin_for_tests=github_origin_for_tests
+            intake_github,
+            spec.url,
+            prompt=question,
+            settings=settings,
+            origin_for_tests=github_origin_for_tests,
         )
     except IntakeError as exc:
         raise UserError(str(exc)) from exc

@@ -19,7 +19,9 @@ class CodeModal(discord.ui.Modal, title="Analyze code with godot-rag"):
     """A paste box: slash-command options are one line, but GDScript needs its newlines and tabs."""
 
     code: discord.ui.TextInput[Any] = discord.ui.TextInput(
-        label="Code (GDScript, .tscn or project.godot text)", style=discord.TextStyle.paragraph, max_length=4000
+        label="Code (GDScript, .tscn or project.godot text)",
+        style=discord.TextStyle.paragraph,
+        max_length=4000,
     )
     question: discord.ui.TextInput[Any] = discord.ui.TextInput(
         label="Question (optional)", required=False, max_length=300
@@ -32,15 +34,23 @@ class CodeModal(discord.ui.Modal, title="Analyze code with godot-rag"):
             self.question.default = question[:300]
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
+        """The paste box was sent: analyze its text like the `code` option."""
         text, question = self.code.value, self.question.value or None
         await self.coordinator.analyze(
             interaction,
-            lambda: spec_from_options(code=text, file=None, repo=None, member=interaction.user,
-                                      channel_id=interaction.channel_id, config=self.coordinator.config),
+            lambda: spec_from_options(
+                code=text,
+                file=None,
+                repo=None,
+                member=interaction.user,
+                channel_id=interaction.channel_id,
+                config=self.coordinator.config,
+            ),
             question=question,
         )
 
     async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
+        """Same brief answer as the cogs give."""
         await report_error(self.coordinator, interaction, error)
 
 
@@ -50,13 +60,17 @@ class AnalyzeCog(commands.Cog):
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         self.coordinator = bot.coordinator
-        self.context_menu = app_commands.ContextMenu(name="Analyze with godot-rag", callback=self.analyze_message)
+        self.context_menu = app_commands.ContextMenu(
+            name="Analyze with godot-rag", callback=self.analyze_message
+        )
         self.context_menu.error(self._context_menu_error)
 
     async def cog_load(self) -> None:
+        """Context menus cannot live in a cog's class body: register it with the tree."""
         self.bot.tree.add_command(self.context_menu)
 
     async def cog_unload(self) -> None:
+        """Remove the context menu again."""
         self.bot.tree.remove_command(self.context_menu.name, type=self.context_menu.type)
 
     @app_commands.command(name="analyze")
@@ -82,8 +96,12 @@ class AnalyzeCog(commands.Cog):
         await self.coordinator.analyze(
             interaction,
             lambda: spec_from_options(
-                code=code, file=file, repo=repo, member=interaction.user,
-                channel_id=interaction.channel_id, config=self.coordinator.config,
+                code=code,
+                file=file,
+                repo=repo,
+                member=interaction.user,
+                channel_id=interaction.channel_id,
+                config=self.coordinator.config,
             ),
             question=question,
         )
@@ -96,7 +114,9 @@ class AnalyzeCog(commands.Cog):
             origin_message=message,
         )
 
-    async def _context_menu_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+    async def _context_menu_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
         await report_error(self.coordinator, interaction, error)
 
     async def cog_app_command_error(
@@ -107,4 +127,5 @@ class AnalyzeCog(commands.Cog):
 
 
 async def setup(bot: Any) -> None:
+    """Extension entry point: add the cog."""
     await bot.add_cog(AnalyzeCog(bot))

@@ -27,8 +27,10 @@ class HelpCog(commands.Cog):
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
+        """Errors of this cog's commands: refusals briefly, bugs logged and said briefly."""
         await report_error(self.coordinator, interaction, error)
 
 
 async def setup(bot: Any) -> None:
+    """Extension entry point: add the cog."""
     await bot.add_cog(HelpCog(bot))

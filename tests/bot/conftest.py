@@ -12,8 +12,14 @@ from agent.graph.service import AnalysisService
 from bot.client import GodotRagBot
 from bot.config import BotConfig
 
-TEST_CONFIG = BotConfig(sync_commands=False, resume_on_start=False, progress_interval=0.3,
-                        user_rate=(100, 60), guild_rate=(100, 60), max_concurrent_runs=4)
+TEST_CONFIG = BotConfig(
+    sync_commands=False,
+    resume_on_start=False,
+    progress_interval=0.3,
+    user_rate=(100, 60),
+    guild_rate=(100, 60),
+    max_concurrent_runs=4,
+)
 
 
 @dataclass
@@ -62,7 +68,7 @@ async def wait_done(service: AnalysisService, run_id: str, at_least: int, timeou
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def make_bot(embedder):
-    """`await make_bot(settings, config)` -> BotHandle; everything is closed at teardown."""
+    """Factory of bots over the real service (call it with settings and a config); closed at teardown."""
     made: list[BotHandle] = []
 
     async def make(settings, config: BotConfig = TEST_CONFIG) -> BotHandle:

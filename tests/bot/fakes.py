@@ -56,8 +56,12 @@ class FakeMessage:
         self.rec = rec
         self.channel = channel
         self.content: str | None = kwargs.get("content")
-        self.embeds: list[discord.Embed] = list(kwargs.get("embeds") or ([kwargs["embed"]] if kwargs.get("embed") else []))
-        self.files: list[discord.File] = list(kwargs.get("files") or ([kwargs["file"]] if kwargs.get("file") else []))
+        self.embeds: list[discord.Embed] = list(
+            kwargs.get("embeds") or ([kwargs["embed"]] if kwargs.get("embed") else [])
+        )
+        self.files: list[discord.File] = list(
+            kwargs.get("files") or ([kwargs["file"]] if kwargs.get("file") else [])
+        )
         self.kwargs = kwargs
         self.edits: list[tuple[float, dict[str, Any]]] = []
 
@@ -157,7 +161,9 @@ class FakeFollowup:
 class FakeInteraction:
     """The slice of discord.Interaction the bot uses, recording every network call."""
 
-    def __init__(self, rec: Recorder, *, user: FakeUser, channel: FakeChannel, guild_id: int | None = 1) -> None:
+    def __init__(
+        self, rec: Recorder, *, user: FakeUser, channel: FakeChannel, guild_id: int | None = 1
+    ) -> None:
         self.rec = rec
         self.user = user
         self.channel = channel
@@ -192,21 +198,33 @@ class _State:
         self.http = http
 
 
-def make_attachment(cdn: FakeCDN, filename: str, data: bytes, *, size: int | None = None) -> discord.Attachment:
+def make_attachment(
+    cdn: FakeCDN, filename: str, data: bytes, *, size: int | None = None
+) -> discord.Attachment:
     """A real discord.Attachment whose download goes to the fake CDN."""
     aid = next(_ids)
     url = f"https://cdn.discordapp.com/attachments/1/{aid}/{filename}"
     cdn.blobs[url] = data
-    payload = {"id": aid, "size": len(data) if size is None else size, "filename": filename,
-               "url": url, "proxy_url": url}
+    payload = {
+        "id": aid,
+        "size": len(data) if size is None else size,
+        "filename": filename,
+        "url": url,
+        "proxy_url": url,
+    }
     return discord.Attachment(data=payload, state=_State(cdn))  # type: ignore[arg-type]
 
 
 class FakeSourceMessage:
     """A message a user right-clicks (context menu): content and attachments; threads can start on it."""
 
-    def __init__(self, rec: Recorder, channel: FakeChannel, content: str = "",
-                 attachments: list[discord.Attachment] | None = None) -> None:
+    def __init__(
+        self,
+        rec: Recorder,
+        channel: FakeChannel,
+        content: str = "",
+        attachments: list[discord.Attachment] | None = None,
+    ) -> None:
         self.id = next(_ids)
         self.rec = rec
         self.channel = channel
@@ -223,7 +241,7 @@ class FakeSourceMessage:
 def every_text(rec: Recorder) -> list[str]:
     """All user-visible text the bot sent: contents, thread names, embed parts, file names."""
     out: list[str] = []
-    for _t, name, kw in rec.calls:
+    for _t, _call, kw in rec.calls:
         for key in ("content", "name"):
             if isinstance(kw.get(key), str):
                 out.append(kw[key])

@@ -18,8 +18,13 @@ def assert_embed_limits(embed: discord.Embed) -> None:
         assert 0 < len(f.value or "") <= limits.EMBED_FIELD_VALUE
     assert len(embed.footer.text or "") <= limits.EMBED_FOOTER
     assert len(embed.author.name or "") <= limits.EMBED_AUTHOR
-    total = (len(embed.title or "") + len(embed.description or "") + len(embed.footer.text or "")
-             + len(embed.author.name or "") + sum(len(f.name or "") + len(f.value or "") for f in embed.fields))
+    total = (
+        len(embed.title or "")
+        + len(embed.description or "")
+        + len(embed.footer.text or "")
+        + len(embed.author.name or "")
+        + sum(len(f.name or "") + len(f.value or "") for f in embed.fields)
+    )
     assert total <= limits.EMBED_TOTAL, total
     assert len(embed) == total  # discord.py counts the same way
 

@@ -42,7 +42,7 @@ def godot_file(index: int, functions: int) -> str:
         if g3:
             lines.append(f"\tvar v = Vector2({f}, 0)")
             lines.append("\tv = move_and_slide(v)")
-            lines.append("\tyield(get_tree(), \"idle_frame\")")
+            lines.append('\tyield(get_tree(), "idle_frame")')
         else:
             lines.append(f"\tvelocity = Vector2({f}, 0) * speed")
             lines.append("\tmove_and_slide()")

@@ -12,8 +12,15 @@ import subprocess
 import pytest
 
 from tests.bot.fakes import (
-    FakeCDN, FakeChannel, FakeInteraction, FakeSourceMessage, FakeUser, Recorder, assert_no_mentions_allowed,
-    every_text, make_attachment,
+    FakeCDN,
+    FakeChannel,
+    FakeInteraction,
+    FakeSourceMessage,
+    FakeUser,
+    Recorder,
+    assert_no_mentions_allowed,
+    every_text,
+    make_attachment,
 )
 from tests.bot.limits_check import assert_send_limits
 from tests.bot.projects import GODOT3_SNIPPET, GODOT4_SCRIPT, project_zip
@@ -22,8 +29,11 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 def _sends_and_edits(rec: Recorder):
-    return [kw for _t, name, kw in rec.calls if name in ("channel.send", "message.edit", "followup.send",
-                                                         "response.send_message")]
+    return [
+        kw
+        for _t, name, kw in rec.calls
+        if name in ("channel.send", "message.edit", "followup.send", "response.send_message")
+    ]
 
 
 def assert_deferred_first(rec: Recorder, inter: FakeInteraction) -> None:
@@ -44,7 +54,9 @@ async def test_snippet_mode_defers_first_and_posts_verdict_in_a_thread(kb_db_fac
     channel = FakeChannel(rec)
     inter = FakeInteraction(rec, user=FakeUser(111), channel=channel)
     cog = h.cog("AnalyzeCog")
-    await cog.analyze.callback(cog, inter, code=f"```gdscript\n{GODOT3_SNIPPET}```", question="How do I port this?")
+    await cog.analyze.callback(
+        cog, inter, code=f"```gdscript\n{GODOT3_SNIPPET}```", question="How do I port this?"
+    )
     await h.wait_runs()
 
     assert_deferred_first(rec, inter)
@@ -95,7 +107,10 @@ async def test_file_and_zip_modes_download_only_after_deferring(kb_db_factory, m
     assert "mixed" in embed.title or "godot3" in embed.title
     assert "**Excluded files:** 1" in embed.description  # the README
     files = result_posts(channel2.threads[0])[0].files
-    assert [f.filename.rsplit(".", 1)[1] for f in files] == ["md", "json"]  # many chunks: full report attached
+    assert [f.filename.rsplit(".", 1)[1] for f in files] == [
+        "md",
+        "json",
+    ]  # many chunks: full report attached
     for kw in _sends_and_edits(rec2):
         assert_send_limits(kw)
 
@@ -103,12 +118,22 @@ async def test_file_and_zip_modes_download_only_after_deferring(kb_db_factory, m
 def _local_repo(root) -> str:
     repo = root / "origin"
     (repo / "scripts").mkdir(parents=True)
-    (repo / "project.godot").write_text("config_version=5\n\n[application]\nconfig/name=\"Repo\"\n")
+    (repo / "project.godot").write_text('config_version=5\n\n[application]\nconfig/name="Repo"\n')
     (repo / "scripts" / "enemy.gd").write_text(GODOT3_SNIPPET)
     (repo / "scripts" / "player.gd").write_text(GODOT4_SCRIPT)
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e", "HOME": str(root), "PATH": "/usr/bin:/bin"}
-    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "."], ["git", "commit", "-q", "-m", "init"]):
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+        "HOME": str(root),
+        "PATH": "/usr/bin:/bin",
+    }
+    for cmd in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "add", "."],
+        ["git", "commit", "-q", "-m", "init"],
+    ):
         subprocess.run(cmd, cwd=repo, env=env, check=True)
     return f"file://{repo}"
 
@@ -129,10 +154,17 @@ async def test_repo_mode_clones_after_deferring(kb_db_factory, make_bot, tmp_pat
     assert any("enemy.gd" in f.name for f in embed.fields)  # a migration item with file:lines
 
 
-@pytest.mark.parametrize("url", [
-    "https://gitlab.com/a/b", "file:///etc", "http://github.com/a/b", "https://127.0.0.1/a/b",
-    "git@github.com:a/b.git", "https://user:secretpass@github.com/a/b",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://gitlab.com/a/b",
+        "file:///etc",
+        "http://github.com/a/b",
+        "https://127.0.0.1/a/b",
+        "git@github.com:a/b.git",
+        "https://user:secretpass@github.com/a/b",
+    ],
+)
 async def test_non_github_url_is_refused_at_once(kb_settings, make_bot, url):
     h = await make_bot(kb_settings)
     rec = Recorder()
@@ -204,8 +236,9 @@ async def test_mentions_in_code_question_and_file_names_never_ping(kb_db_factory
     nasty = "# @everyone look <@&42> <@7>\n" + GODOT3_SNIPPET.replace("velocity", "velocity")
     zipped = project_zip(1, 1, extra={"@everyone.gd": nasty, "@here/<@&42>.gd": GODOT4_SCRIPT})
     inter = FakeInteraction(rec, user=FakeUser(777), channel=channel)
-    await cog.analyze.callback(cog, inter, file=make_attachment(cdn, "@everyone.zip", zipped),
-                               question="@here is this ok? <@&42>")
+    await cog.analyze.callback(
+        cog, inter, file=make_attachment(cdn, "@everyone.zip", zipped), question="@here is this ok? <@&42>"
+    )
     inter2 = FakeInteraction(rec, user=FakeUser(778), channel=channel)
     await cog.analyze.callback(cog, inter2, code=f"```\n{nasty}```", question="@everyone")
     await h.wait_runs()
@@ -223,7 +256,9 @@ async def test_analyze_without_options_opens_a_paste_box_that_keeps_newlines(kb_
     rec = Recorder()
     channel = FakeChannel(rec)
     cog = h.cog("AnalyzeCog")
-    await cog.analyze.callback(cog, FakeInteraction(rec, user=FakeUser(808), channel=channel), question="port?")
+    await cog.analyze.callback(
+        cog, FakeInteraction(rec, user=FakeUser(808), channel=channel), question="port?"
+    )
     assert rec.names() == ["response.send_modal"]  # the modal is the one response
     modal = rec.calls[0][2]["modal"]
     assert modal.question.default == "port?"

@@ -23,8 +23,9 @@ async def _snippet_run(h, user_id: int) -> tuple[str, FakeChannel]:
     rec = Recorder()
     channel = FakeChannel(rec)
     cog = h.cog("AnalyzeCog")
-    await cog.analyze.callback(cog, FakeInteraction(rec, user=FakeUser(user_id), channel=channel),
-                               code=GODOT3_SNIPPET)
+    await cog.analyze.callback(
+        cog, FakeInteraction(rec, user=FakeUser(user_id), channel=channel), code=GODOT3_SNIPPET
+    )
     await h.wait_runs()
     return channel.threads[0].sent[-1].embeds[0].footer.text.split()[1], channel
 
@@ -49,21 +50,30 @@ async def test_status_runs_help_show_only_the_users_own_runs(kb_db_factory, make
     assert "No run" in kw["content"] and "embed" not in kw  # another user's run does not exist for them
 
     rec = Recorder()
-    await runs_cog.runs.callback(runs_cog, FakeInteraction(rec, user=FakeUser(1001), channel=FakeChannel(rec)))
+    await runs_cog.runs.callback(
+        runs_cog, FakeInteraction(rec, user=FakeUser(1001), channel=FakeChannel(rec))
+    )
     assert run_id in _ephemeral(rec)[0]["embed"].description
     rec = Recorder()
-    await runs_cog.runs.callback(runs_cog, FakeInteraction(rec, user=FakeUser(2002), channel=FakeChannel(rec)))
+    await runs_cog.runs.callback(
+        runs_cog, FakeInteraction(rec, user=FakeUser(2002), channel=FakeChannel(rec))
+    )
     assert "No runs yet" in _ephemeral(rec)[0]["embed"].description
 
     rec = Recorder()
-    await runs_cog.resume.callback(runs_cog, FakeInteraction(rec, user=FakeUser(1001), channel=FakeChannel(rec)),
-                                   run_id=run_id)
+    await runs_cog.resume.callback(
+        runs_cog, FakeInteraction(rec, user=FakeUser(1001), channel=FakeChannel(rec)), run_id=run_id
+    )
     assert "already complete" in _ephemeral(rec)[0]["content"]
 
     rec = Recorder()
     await help_cog.help.callback(help_cog, FakeInteraction(rec, user=FakeUser(3), channel=FakeChannel(rec)))
     (kw,) = _ephemeral(rec)
-    assert rec.names() == ["response.send_message"] and kw["ephemeral"] and "/analyze" in kw["embed"].fields[0].name
+    assert (
+        rec.names() == ["response.send_message"]
+        and kw["ephemeral"]
+        and "/analyze" in kw["embed"].fields[0].name
+    )
 
 
 async def test_resume_command_continues_an_interrupted_run_in_its_thread(kb_db_factory, make_bot):
@@ -71,8 +81,11 @@ async def test_resume_command_continues_an_interrupted_run_in_its_thread(kb_db_f
     rec = Recorder()
     channel = FakeChannel(rec)
     cog = h.cog("AnalyzeCog")
-    await cog.analyze.callback(cog, FakeInteraction(rec, user=FakeUser(1101), channel=channel),
-                               file=make_attachment(FakeCDN(rec), "p.zip", project_zip(6, 4)))
+    await cog.analyze.callback(
+        cog,
+        FakeInteraction(rec, user=FakeUser(1101), channel=channel),
+        file=make_attachment(FakeCDN(rec), "p.zip", project_zip(6, 4)),
+    )
     (run_id,) = h.bot.coordinator.tasks
     await wait_done(h.service, run_id, 5)
     task = h.bot.coordinator.tasks[run_id]
@@ -119,12 +132,18 @@ async def test_rate_limits_and_run_cap_refuse_before_deferring(kb_db_factory, ma
     assert rec_user.calls[0][2]["ephemeral"]
 
     rec_ok = Recorder()
-    await cog.analyze.callback(cog, FakeInteraction(rec_ok, user=FakeUser(3), channel=FakeChannel(rec_ok),
-                                                    guild_id=50), code=GODOT3_SNIPPET)
+    await cog.analyze.callback(
+        cog,
+        FakeInteraction(rec_ok, user=FakeUser(3), channel=FakeChannel(rec_ok), guild_id=50),
+        code=GODOT3_SNIPPET,
+    )
     await h.wait_runs()
     rec_guild = Recorder()
-    await cog.analyze.callback(cog, FakeInteraction(rec_guild, user=FakeUser(4), channel=FakeChannel(rec_guild),
-                                                    guild_id=50), code=GODOT3_SNIPPET)
+    await cog.analyze.callback(
+        cog,
+        FakeInteraction(rec_guild, user=FakeUser(4), channel=FakeChannel(rec_guild), guild_id=50),
+        code=GODOT3_SNIPPET,
+    )
     assert "server" in rec_guild.calls[0][2]["content"] and rec_guild.names() == ["response.send_message"]
 
 
@@ -146,4 +165,7 @@ async def test_errors_answer_once_briefly_and_never_leak(kb_settings, make_bot, 
     inter2 = FakeInteraction(rec2, user=FakeUser(5), channel=FakeChannel(rec2))
     await inter2.response.defer(ephemeral=True, thinking=True)
     await h.bot.tree.on_error(inter2, app_commands.CheckFailure("nope"))
-    assert rec2.names() == ["response.defer", "followup.send"]  # after a defer: the followup, not a 2nd response
+    assert rec2.names() == [
+        "response.defer",
+        "followup.send",
+    ]  # after a defer: the followup, not a 2nd response

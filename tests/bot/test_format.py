@@ -14,14 +14,34 @@ from tests.bot.limits_check import assert_embed_limits, assert_send_limits
 
 def _chunk(i: int, path: str = "player.gd", **extra) -> dict:
     return {
-        "chunk_id": f"{path}:function:f{i}", "chunk_order": i, "source_file": path, "chunk_kind": "function",
-        "start_line": i * 5 + 1, "end_line": i * 5 + 4, "status": "done", "attempts": 1,
+        "chunk_id": f"{path}:function:f{i}",
+        "chunk_order": i,
+        "source_file": path,
+        "chunk_kind": "function",
+        "start_line": i * 5 + 1,
+        "end_line": i * 5 + 4,
+        "status": "done",
+        "attempts": 1,
         "query_terms": ["move_and_slide", "KinematicBody2D"],
-        "evidence": [{"table": "api_mapping", "record_id": f"map-{i}", "title": "KinematicBody2D", "score": 0.9,
-                      "source_api": "KinematicBody2D", "target_api": "CharacterBody2D",
-                      "source_url": "https://docs.godotengine.org/en/4.4/classes/class_characterbody2d.html"}],
-        "judgment": {"version_signal": "godot3", "label": "migration_required", "migration_required": True,
-                     "confidence": 0.9, "rationale": "uses KinematicBody2D " * 3, "evidence_ids": [f"map-{i}"]},
+        "evidence": [
+            {
+                "table": "api_mapping",
+                "record_id": f"map-{i}",
+                "title": "KinematicBody2D",
+                "score": 0.9,
+                "source_api": "KinematicBody2D",
+                "target_api": "CharacterBody2D",
+                "source_url": "https://docs.godotengine.org/en/4.4/classes/class_characterbody2d.html",
+            }
+        ],
+        "judgment": {
+            "version_signal": "godot3",
+            "label": "migration_required",
+            "migration_required": True,
+            "confidence": 0.9,
+            "rationale": "uses KinematicBody2D " * 3,
+            "evidence_ids": [f"map-{i}"],
+        },
         **extra,
     }
 
@@ -29,20 +49,40 @@ def _chunk(i: int, path: str = "player.gd", **extra) -> dict:
 def big_report(n_chunks: int = 300, *, long: int = 1) -> dict:
     chunks = [_chunk(i, f"scripts/{'deep/' * long}file_{i % 37}.gd") for i in range(n_chunks)]
     items = [
-        {"source_file": c["source_file"], "start_line": c["start_line"], "end_line": c["end_line"],
-         "old": "KinematicBody2D" * long, "new": "CharacterBody2D" * long,
-         "docs_url": "https://docs.godotengine.org/en/4.4/classes/class_characterbody2d.html", "evidence_id": "m"}
+        {
+            "source_file": c["source_file"],
+            "start_line": c["start_line"],
+            "end_line": c["end_line"],
+            "old": "KinematicBody2D" * long,
+            "new": "CharacterBody2D" * long,
+            "docs_url": "https://docs.godotengine.org/en/4.4/classes/class_characterbody2d.html",
+            "evidence_id": "m",
+        }
         for c in chunks
     ]
     return {
-        "run_id": "dc-abc", "project_id": "p", "status": "completed",
-        "verdict": {"label": "godot3", "migration_required": True,
-                    "counts": {"godot3": n_chunks, "godot4": 0, "neutral": 0}, "summary": "S" * 5000 * long},
-        "files": [{"path": f"scripts/file_{i}.gd", "kind": "gdscript", "sha256": "x", "chunks": 8} for i in range(37)],
+        "run_id": "dc-abc",
+        "project_id": "p",
+        "status": "completed",
+        "verdict": {
+            "label": "godot3",
+            "migration_required": True,
+            "counts": {"godot3": n_chunks, "godot4": 0, "neutral": 0},
+            "summary": "S" * 5000 * long,
+        },
+        "files": [
+            {"path": f"scripts/file_{i}.gd", "kind": "gdscript", "sha256": "x", "chunks": 8}
+            for i in range(37)
+        ],
         "excluded_files": [{"path": f"art/{i}.png", "reason": "binary"} for i in range(50)],
-        "chunks": chunks, "migration_items": items,
-        "direct_answer": {"text": "A" * 3000 * long, "suggested_code": "extends CharacterBody2D\n" * 400 * long},
-        "prompt": "port this", "intent": "migration",
+        "chunks": chunks,
+        "migration_items": items,
+        "direct_answer": {
+            "text": "A" * 3000 * long,
+            "suggested_code": "extends CharacterBody2D\n" * 400 * long,
+        },
+        "prompt": "port this",
+        "intent": "migration",
     }
 
 
@@ -123,8 +163,16 @@ def test_status_runs_help_embeds_fit():
     e = fmt.status_embed(report)
     assert_embed_limits(e)
     assert "29/30" in e.description and "/resume dc-abc" in e.description
-    runs = [{"run_id": f"r{i}", "status": "completed", "verdict": "godot4", "source": "@here" * 50,
-             "created_at": "2026-11-30T19:00:00"} for i in range(200)]
+    runs = [
+        {
+            "run_id": f"r{i}",
+            "status": "completed",
+            "verdict": "godot4",
+            "source": "@here" * 50,
+            "created_at": "2026-11-30T19:00:00",
+        }
+        for i in range(200)
+    ]
     e = fmt.runs_embed(runs)
     assert_embed_limits(e)
     assert "@here" not in e.description and "older runs" in e.description

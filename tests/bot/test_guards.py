@@ -8,7 +8,15 @@ from bot.config import BotConfig
 from bot.errors import UserError
 from bot.inputs import check_repo_allowed, extract_code_blocks, spec_from_message, spec_from_options
 from bot.ratelimit import Guard
-from tests.bot.fakes import FakeCDN, FakeChannel, FakeRole, FakeSourceMessage, FakeUser, Recorder, make_attachment
+from tests.bot.fakes import (
+    FakeCDN,
+    FakeChannel,
+    FakeRole,
+    FakeSourceMessage,
+    FakeUser,
+    Recorder,
+    make_attachment,
+)
 
 
 class Clock:
@@ -81,9 +89,12 @@ def test_options_need_exactly_one_source():
     with pytest.raises(UserError, match="one of"):
         spec_from_options(code=None, file=None, repo=None, member=None, channel_id=1, config=config)
     with pytest.raises(UserError, match="only one"):
-        spec_from_options(code="x", file=None, repo="https://github.com/a/b", member=None, channel_id=1, config=config)
-    spec = spec_from_options(code="```gdscript\nextends Node\n```", file=None, repo=None, member=None,
-                             channel_id=1, config=config)
+        spec_from_options(
+            code="x", file=None, repo="https://github.com/a/b", member=None, channel_id=1, config=config
+        )
+    spec = spec_from_options(
+        code="```gdscript\nextends Node\n```", file=None, repo=None, member=None, channel_id=1, config=config
+    )
     assert spec.kind == "snippet" and spec.text == "extends Node\n"
 
 
@@ -95,10 +106,19 @@ def test_attachment_type_and_size_checked_from_metadata_only():
     with pytest.raises(UserError, match="101 bytes.*100"):
         spec_from_options(code=None, file=big, repo=None, member=None, channel_id=1, config=config)
     with pytest.raises(UserError, match="Attach a .gd"):
-        spec_from_options(code=None, file=make_attachment(cdn, "evil.exe", b"MZ"), repo=None, member=None,
-                          channel_id=1, config=config)
+        spec_from_options(
+            code=None,
+            file=make_attachment(cdn, "evil.exe", b"MZ"),
+            repo=None,
+            member=None,
+            channel_id=1,
+            config=config,
+        )
     ok = make_attachment(cdn, "game.zip", b"x", size=900)
-    assert spec_from_options(code=None, file=ok, repo=None, member=None, channel_id=1, config=config).kind == "file"
+    assert (
+        spec_from_options(code=None, file=ok, repo=None, member=None, channel_id=1, config=config).kind
+        == "file"
+    )
     assert rec.calls == []  # nothing was downloaded
 
 

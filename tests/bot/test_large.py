@@ -31,10 +31,12 @@ async def test_300_chunk_project_progress_and_result(kb_db_factory, make_bot):
     progress, post = thread.sent[0], thread.sent[-1]
     edit_times = [t for t, _ in progress.edits]
     assert len(edit_times) >= 3
-    gaps = [b - a for a, b in zip(edit_times, edit_times[1:])]
+    gaps = [b - a for a, b in zip(edit_times, edit_times[1:], strict=False)]
     assert min(gaps) >= 1.5 - 0.01, gaps  # never more than one edit per 1.5 s on the message
     contents = [kw["content"] for _t, kw in progress.edits]
-    line = re.compile(r"^Analyzing big_game\.zip: \d+/30\d chunks, scripts/mover_\d+\.gd L\d+-L\d+ processing$")
+    line = re.compile(
+        r"^Analyzing big_game\.zip: \d+/30\d chunks, scripts/mover_\d+\.gd L\d+-L\d+ processing$"
+    )
     assert any(line.match(c) for c in contents), contents
     assert "finished" in progress.content
 
@@ -53,5 +55,7 @@ async def test_300_chunk_project_progress_and_result(kb_db_factory, make_bot):
     assert md_file.fp.read().decode().count("\n### ") == len(report["chunks"])
     items = [f for f in embed.fields if f.name.startswith("scripts/")]
     assert 0 < len(items) <= config.top_items
-    assert embed.fields[-1].name == "More migration items" or len(report["migration_items"]) <= config.top_items
+    assert (
+        embed.fields[-1].name == "More migration items" or len(report["migration_items"]) <= config.top_items
+    )
     assert len(embed) <= limits.EMBED_TOTAL
