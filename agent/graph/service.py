@@ -207,7 +207,8 @@ class AnalysisService:
         if kind not in self._judges:
             from agent.judge import make_judge
 
-            self._judges[kind] = make_judge(self.settings, kind)
+            # the LLM judge caches validated answers in the project's DB (sync, through the retriever's pool)
+            self._judges[kind] = make_judge(self.settings, kind, cache_conn_factory=self.sync_pool.connection)
         return self._judges[kind]
 
     @staticmethod

@@ -156,3 +156,68 @@ async def test_unknown_run_and_export(service):
     assert listed[0]["status"] == "completed" and listed[0]["done"] == listed[0]["total"]
     # resuming a completed run just returns its report
     assert (await service.resume(report["run_id"]))["verdict"] == report["verdict"]
+
+
+async def test_cancel_marks_stopped_then_resume_finishes(service):
+    from tests.graph.projects import generated_files
+
+    intake = intake_of(generated_files(godot4_scripts=3, godot3_scripts=1, funcs=4))
+    started = asyncio.Event()
+    done_count = 0
+
+    async def sink(e):
+        nonlocal done_count
+        if e.kind == "chunk_status" and e.status == "done":
+            done_count += 1
+            if done_count >= 6:
+                started.set()
+
+    task = asyncio.create_task(service.analyze(intake, run_id="cancel-me", owner="dave", on_event=sink))
+    await asyncio.wait_for(started.wait(), 120)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    stopped = await service.report("cancel-me")
+    assert stopped["status"] == "interrupted"
+    assert stopped["verdict"]["complete"] is False
+    states = {c["chunk_id"]: c["state"] for c in stopped["chunks"]}
+    in_flight = {k for k, v in states.items() if v == "stopped"}
+    assert sum(v == "done" for v in states.values()) >= 6
+    assert "cancel-me" in await service.interrupted_runs(owner="dave")
+
+    finished = await service.resume("cancel-me")
+    assert finished["status"] == "completed" and finished["verdict"]["complete"] is True
+    assert all(c["status"] == "done" for c in finished["chunks"])
+    for c in finished["chunks"]:
+        # a chunk in flight is started again (2) unless its judgment was already made and only
+        # the store was left (the checkpoint resumes at validate: judged once, attempts 1)
+        assert c["attempts"] in ((1, 2) if c["chunk_id"] in in_flight else (1,)), c
+    assert "cancel-me" not in await service.interrupted_runs(owner="dave")
+
+
+async def test_llm_judge_through_the_graph_and_endpoint_down(kb_settings, embedder):
+    from agent.graph.service import AnalysisService
+    from tests.llm_servers.launch import running_server
+
+    files = [source_file("enemy.gd", ENEMY_GD_3, "gdscript")]
+    with running_server("stub_server.py", "--mode", "good", "--delay", "0.05") as url:
+        svc = await AnalysisService.create(kb_settings.with_(llm_base_url=url, llm_max_concurrency=2),
+                                           embedder=embedder)
+        try:
+            report = await svc.analyze(intake_of(files), judge="llm")
+        finally:
+            await svc.close()
+    assert report["status"] == "completed" and report["judge"] == "llm"
+    assert all(c["status"] == "done" for c in report["chunks"])
+    assert report["verdict"]["label"] == "godot3"
+    # endpoint down: every chunk falls back to the evidence judge, with the reason recorded
+    down = await AnalysisService.create(
+        kb_settings.with_(llm_base_url="http://127.0.0.1:9/v1", llm_model="nobody-home",  # no cache hits
+                          llm_max_retries=0, llm_timeout=2.0), embedder=embedder
+    )
+    try:
+        report = await down.analyze(intake_of(files), judge="llm")
+    finally:
+        await down.close()
+    assert report["status"] == "completed" and report["verdict"]["label"] == "godot3"
+    assert all(c["fallback_reason"] and c["judge_kind"] == "evidence" for c in report["chunks"])
