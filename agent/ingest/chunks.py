@@ -59,6 +59,9 @@ def page_chunks(
     path = url_path(page.url)
     seen: dict[str, int] = {}
     records: list[dict] = []
+    prime = getattr(count_tokens, "prime", None)
+    if prime is not None:  # one batched tokenizer call for the whole page
+        prime([u.text for d in drafts for u in d.units] + [chunk_prefix(d.section_path) + "\n" for d in drafts])
     for d in drafts:
         anchor = _unique_anchor(d, seen)
         prefix = chunk_prefix(d.section_path)

@@ -40,6 +40,7 @@ from agent.ingest.store import (
     upsert_prototypes,
 )
 from agent.ingest.symbols import SymbolIndex
+from agent.ingest.tokens import TokenCounter
 from agent.ingest.validate import check_evidence, check_records, read_jsonl
 from agent.settings import Settings
 from agent.storage import connection, migrate
@@ -195,6 +196,7 @@ def generate_jsonl(
     embedder = embedder or get_embedder(settings)
     symbols = SymbolIndex(_class_names(corpus, renames_file))
     previous = _previous_chunks(out_dir / CHUNKS_FILE)
+    counter = TokenCounter(embedder)
     all_chunks: list[dict] = []
     per_type: dict[str, int] = defaultdict(int)
     chunks_per_type: dict[str, int] = defaultdict(int)
@@ -214,7 +216,7 @@ def generate_jsonl(
             recs = page_chunks(
                 page,
                 symbols=symbols,
-                count_tokens=embedder.token_count,
+                count_tokens=counter,
                 max_tokens=embedder.max_seq_length,
                 doc_version=corpus.doc_version,
                 godot_version=corpus.godot_version,
@@ -238,13 +240,17 @@ def generate_jsonl(
 
 
 def _embed(embedder: Embedder, texts: list[str], *, progress: bool, desc: str) -> np.ndarray:
+    """Embed in length order (least padding per batch) and return vectors in the input order."""
     if not texts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
     step = 1024
-    parts = []
-    for i in _progress(range(0, len(texts), step), enabled=progress, desc=desc, total=(len(texts) + step - 1) // step):
-        parts.append(embedder.embed_documents(texts[i : i + step]))
-    return np.concatenate(parts)
+    steps = range(0, len(order), step)
+    for i in _progress(steps, enabled=progress, desc=desc, total=len(steps)):
+        idx = order[i : i + step]
+        out[idx] = embedder.embed_documents([texts[j] for j in idx])
+    return out
 
 
 def load_jsonl(

@@ -156,12 +156,9 @@ def class_drafts(text: str, fallback_title: str) -> tuple[str, list[Draft]]:
             drafts.append(Draft(f"class-{cslug}", cls, [cls], units, symbol=cls, seed_symbols=[cls]))
         elif name in _MEMBER_SECTIONS:
             drafts.extend(_member_drafts(cls, cslug, name, _MEMBER_SECTIONS[name], bl, known))
-        else:
+        elif name not in _SUMMARY_SECTIONS:  # member tables repeat what the member chunks say
             units = [u for b in bl for u in block_units(b)]
-            seeds = [cls]
-            if name in _SUMMARY_SECTIONS:
-                seeds += sorted(known.get(_SUMMARY_SECTIONS[name], set()))
-            drafts.append(Draft(slug(name), name, [cls, name], units, symbol=cls, seed_symbols=seeds))
+            drafts.append(Draft(slug(name), name, [cls, name], units, symbol=cls, seed_symbols=[cls]))
     return cls, drafts
 
 

@@ -126,47 +126,56 @@ def pack(prefix: str, units: list[Unit], max_tokens: int, count: TokenCounter) -
         else:
             sized.append((u, t))
     header_cost: dict[str, int] = {}
-    windows: list[list[Unit]] = []
-    cur: list[Unit] = []
+    windows: list[list[tuple[Unit, int]]] = []
+    cur: list[tuple[Unit, int]] = []
     used = 0
     for u, t in sized:
         extra = 0
-        needs_header = u.table_header is not None and not any(
-            x.text == u.table_header for x in cur
-        )
+        needs_header = u.table_header is not None and not any(x.text == u.table_header for x, _ in cur)
         if needs_header:
             assert u.table_header is not None
             if u.table_header not in header_cost:
-                header_cost[u.table_header] = count(u.table_header) - _SPECIAL + 1
+                header_cost[u.table_header] = count(u.table_header) - _SPECIAL
             extra = header_cost[u.table_header]
-        if cur and used + t + 1 + extra > budget:
+        if cur and used + t + extra > budget:
             windows.append(cur)
             cur, used = [], 0
             needs_header = u.table_header is not None
             extra = header_cost.get(u.table_header or "", 0) if needs_header else 0
         if needs_header and u.table_header is not None and u.text != u.table_header:
-            cur.append(Unit(u.table_header))
+            cur.append((Unit(u.table_header), extra))
             used += extra
-        cur.append(u)
-        used += t + 1
+        cur.append((u, t))
+        used += t
     if cur:
         windows.append(cur)
     out: list[Window] = []
     for w in windows:
-        out.extend(_finalize(prefix, w, max_tokens, count))
+        out.extend(_finalize(prefix, prefix_cost, w, max_tokens, count))
     return out
 
 
-def _finalize(prefix: str, units: list[Unit], max_tokens: int, count: TokenCounter) -> list[Window]:
-    """Join units and verify the real token count; halve the window in the rare case it overflows."""
-    text = "\n".join(u.text for u in units)
-    tokens = count(embedding_text(prefix, text))
+def _finalize(
+    prefix: str, prefix_cost: int, units: list[tuple[Unit, int]], max_tokens: int, count: TokenCounter
+) -> list[Window]:
+    """Join units; WordPiece counts add up across whitespace joins, so only near-limit windows are re-counted.
+
+    A window that still overflows is halved (or, if it is a single unit, cut by words).
+    """
+    text = "\n".join(u.text for u, _ in units)
+    tokens = prefix_cost + sum(t for _, t in units) + _SPECIAL
+    if tokens > max_tokens - 8:
+        tokens = count(embedding_text(prefix, text))
     if tokens > max_tokens and len(units) > 1:
         mid = len(units) // 2
-        return _finalize(prefix, units[:mid], max_tokens, count) + _finalize(prefix, units[mid:], max_tokens, count)
-    if tokens > max_tokens:  # one unit that still overflows once the prefix joins it: cut by words
-        budget = max(16, max_tokens - (count(prefix + "\n") if prefix else 0) - 8)
-        pieces = _split_words(units[0].text, budget, count)
+        return _finalize(prefix, prefix_cost, units[:mid], max_tokens, count) + _finalize(
+            prefix, prefix_cost, units[mid:], max_tokens, count
+        )
+    if tokens > max_tokens:
+        budget = max(16, max_tokens - prefix_cost - _SPECIAL - 8)
+        pieces = _split_words(units[0][0].text, budget, count)
         if len(pieces) > 1:
-            return [w for p in pieces for w in _finalize(prefix, [p], max_tokens, count)]
-    return [Window(text=text, code=[u.code for u in units if u.code is not None], tokens=tokens)]
+            return [
+                w for p in pieces for w in _finalize(prefix, prefix_cost, [(p, count(p.text) - _SPECIAL)], max_tokens, count)
+            ]
+    return [Window(text=text, code=[u.code for u, _ in units if u.code is not None], tokens=tokens)]

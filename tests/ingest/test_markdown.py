@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
-from agent.ingest.chunks import Page, page_chunks
+from agent.ingest.chunks import Page, chunk_prefix, page_chunks
 from agent.ingest.markdown import detect_language, parse_blocks
 from agent.ingest.sections import class_drafts, text_drafts
 from agent.ingest.symbols import SymbolIndex
+from agent.ingest.tokens import TokenCounter
 from agent.ingest.windows import Unit, embedding_text, pack
 from agent.settings import default_docs_dir
 
@@ -138,6 +139,11 @@ def test_real_pages_chunk_deterministically_and_fit(embedder):
         assert [c["chunk_id"] for c in a] == [c["chunk_id"] for c in b]
         assert len({c["chunk_id"] for c in a}) == len(a)
         assert all(c["token_count"] <= embedder.max_seq_length for c in a)
+        fast = TokenCounter(embedder)  # the batched counter the pipeline uses agrees with the model's own count
+        c = page_chunks(page, **{**kw, "count_tokens": fast})
+        assert [x["chunk_id"] for x in c] == [x["chunk_id"] for x in a]
+        for x in c:
+            assert x["token_count"] == embedder.token_count(embedding_text(chunk_prefix(x["section_path"]), x["content"]))
         assert all(c["content"].strip() for c in a)
     ids = [c["chunk_id"] for c in a]
     assert "godot-stable:tutorials/scripting/gdscript/gdscript_basics.html#awaiting-signals-or-coroutines:0001" in ids

@@ -1,0 +1,198 @@
+"""Ingest benchmark on the full docs corpus, in one process, on its own throw-away database.
+
+Prints pages, chunks, embeddings/s, the pipeline's embeddings/s as a ratio of the raw model
+throughput measured in the same run, full and unchanged re-ingest times, peak RSS, and
+hybrid-query latency p50/p95 over the full corpus (exact + tsv + trigram + vector, fused).
+
+    .venv/bin/python bench/ingest.py [--docs DIR] [--renames FILE] [--queries N] [--raw-sample N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from agent.embeddings import get_embedder
+from agent.ingest.pipeline import CHUNKS_FILE, run_ingest
+from agent.ingest.store import chunk_embedding_text
+from agent.settings import Settings
+from agent.storage import connection
+from agent.storage.db import database_url
+
+HYBRID_SQL = """
+WITH vec AS (
+    SELECT table_name, id, row_number() OVER (ORDER BY dist) AS r
+      FROM ((SELECT table_name, id, embedding <=> %(vec)s AS dist FROM godot_rag.dynamic_retrieval_view
+              WHERE table_name = 'docs_chunks' ORDER BY embedding <=> %(vec)s LIMIT 20)
+            UNION ALL
+            (SELECT table_name, id, embedding <=> %(vec)s FROM godot_rag.dynamic_retrieval_view
+              WHERE table_name = 'api_mapping' ORDER BY embedding <=> %(vec)s LIMIT 10)
+            UNION ALL
+            (SELECT table_name, id, embedding <=> %(vec)s FROM godot_rag.dynamic_retrieval_view
+              WHERE table_name = 'label_prototypes' ORDER BY embedding <=> %(vec)s LIMIT 5)) v
+), kw AS (
+    SELECT table_name, id, row_number() OVER (ORDER BY rank DESC) AS r
+      FROM (SELECT table_name, id, ts_rank(search_tsv, websearch_to_tsquery('simple', %(text)s)) AS rank
+              FROM godot_rag.dynamic_retrieval_view
+             WHERE search_tsv @@ websearch_to_tsquery('simple', %(text)s)
+             ORDER BY rank DESC LIMIT 20) k
+), trg AS (
+    SELECT table_name, id, row_number() OVER (ORDER BY sim DESC) AS r
+      FROM (SELECT table_name, id, similarity(search_text, %(text)s) AS sim
+              FROM godot_rag.dynamic_retrieval_view
+             WHERE search_text %% %(text)s
+             ORDER BY sim DESC LIMIT 20) t
+), exact AS (
+    SELECT 'api_mapping'::text AS table_name, mapping_id AS id, 1 AS r
+      FROM godot_rag.api_mapping
+     WHERE status <> 'rejected' AND (match_terms && %(terms)s OR source_api = ANY(%(terms)s))
+     LIMIT 20
+)
+SELECT table_name, id, sum(1.0 / (60 + r)) AS score
+  FROM (SELECT * FROM vec UNION ALL SELECT * FROM kw UNION ALL SELECT * FROM trg
+        UNION ALL SELECT table_name, id, r FROM exact) hits
+ GROUP BY table_name, id
+ ORDER BY score DESC
+ LIMIT 10
+"""
+
+QUERIES = [
+    "KinematicBody2D", "move_and_slide", "Input.is_action_pressed", "yield", "export var speed",
+    "onready var sprite", "how to move a character with velocity", "CharacterBody2D floor detection",
+    "connect a signal to a method", "instance a packed scene", "File.new open read", "tween a property",
+    "get_tree().create_timer timeout", "setget setter getter", "OS.window_size fullscreen",
+    "Vector2.ZERO direction normalized", "AnimatedSprite2D play animation", "Area2D body_entered",
+    "rotation_degrees", "Thread start callable",
+]
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def fresh_database(base: Settings) -> tuple[Settings, str, str]:
+    """A new empty database on the same server: (settings, admin url, name)."""
+    name = f"godot_rag_bench_{uuid.uuid4().hex[:8]}"
+    admin = database_url(base.with_(database_name="postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = psycopg.conninfo.make_conninfo(admin, dbname=name)
+    return base.with_(database_name=name, database_url=url), admin, name
+
+
+def drop_database(admin: str, name: str) -> None:
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def raw_throughput(settings: Settings, out_dir: Path, n: int) -> float:
+    """The model alone on a random sample of the same chunk texts: texts per second."""
+    lines = (out_dir / CHUNKS_FILE).read_text(encoding="utf-8").splitlines()
+    random.seed(7)
+    texts = [chunk_embedding_text(json.loads(x)) for x in random.sample(lines, min(n, len(lines)))]
+    emb = get_embedder(settings)
+    t = time.perf_counter()
+    emb.embed_documents(texts)
+    return len(texts) / (time.perf_counter() - t)
+
+
+def query_latency(settings: Settings, n: int) -> tuple[list[float], list[float], str]:
+    """Hybrid SQL latency (ms) and query-embedding latency (ms), plus one EXPLAIN for the record."""
+    from agent.ingest.check import question_terms
+
+    emb = get_embedder(settings)
+    sql_ms, emb_ms = [], []
+    with connection(settings) as conn:
+        for i in range(n):
+            q = QUERIES[i % len(QUERIES)]
+            t = time.perf_counter()
+            vec = emb.embed_query(q)
+            emb_ms.append((time.perf_counter() - t) * 1000)
+            params = {"vec": vec, "text": q, "terms": question_terms(q)}
+            t = time.perf_counter()
+            conn.execute(HYBRID_SQL, params).fetchall()
+            sql_ms.append((time.perf_counter() - t) * 1000)
+        plan = "\n".join(r["QUERY PLAN"] for r in conn.execute("EXPLAIN " + HYBRID_SQL, params))
+    return sql_ms, emb_ms, plan
+
+
+def pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=Path)
+    ap.add_argument("--renames", type=Path)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--raw-sample", type=int, default=768)
+    ap.add_argument("--keep-db", action="store_true", help="do not drop the bench database")
+    args = ap.parse_args()
+    base = Settings.from_env()
+    docs = args.docs or base.docs_dir
+    if docs is None:
+        print("error: no docs corpus (pass --docs or set GODOT_RAG_DOCS_DIR)", file=sys.stderr)
+        return 2
+    settings, admin, name = fresh_database(base)
+    print(f"bench database: {name}", file=sys.stderr)
+    rows: list[tuple[str, str, str]] = []
+    try:
+        t = time.perf_counter()
+        get_embedder(settings)
+        model_load = time.perf_counter() - t
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            full = run_ingest(settings, docs_dir=docs, renames_file=args.renames or base.renames_file, out_dir=out)
+            again = run_ingest(settings, docs_dir=docs, renames_file=args.renames or base.renames_file, out_dir=out,
+                               progress=False)
+            raw = raw_throughput(settings, out, args.raw_sample)
+        pipe_eps = full.embeddings / full.seconds
+        embed_eps = full.embeddings / full.embed_seconds if full.embed_seconds else 0.0
+        sql_ms, emb_ms, plan = query_latency(settings, args.queries)
+        rows += [
+            ("pages", f"{full.pages}", ""),
+            ("chunks", f"{full.chunks}", f"api_mapping {full.mappings}, label_prototypes {full.prototypes}"),
+            ("embeddings (full ingest)", f"{full.embeddings}", ""),
+            ("full ingest", f"{full.seconds:.1f} s", "target <= 360 s on 2 cores"),
+            ("  of which embedding", f"{full.embed_seconds:.1f} s", json.dumps({k: round(v, 1) for k, v in full.timings.items()})),
+            ("pipeline embeddings/s", f"{pipe_eps:.1f}", "embeddings / full ingest wall time"),
+            ("embedding-stage embeddings/s", f"{embed_eps:.1f}", ""),
+            ("raw model texts/s", f"{raw:.1f}", f"random sample of {args.raw_sample} chunk texts, same process"),
+            ("ratio pipeline / raw", f"{pipe_eps / raw:.2f}", "target >= 0.8"),
+            ("unchanged re-ingest", f"{again.seconds:.1f} s", f"embeddings {again.embeddings}; target <= 15 s"),
+            ("model load", f"{model_load:.1f} s", "not part of the ingest times"),
+            ("peak RSS", f"{peak_rss_mb():.0f} MB", "target <= 3072 MB"),
+            ("hybrid SQL p50 / p95", f"{statistics.median(sql_ms):.1f} / {pct(sql_ms, 95):.1f} ms",
+             f"{len(sql_ms)} queries via dynamic_retrieval_view; target p95 <= 50 ms"),
+            ("query embedding p50", f"{statistics.median(emb_ms):.1f} ms", ""),
+            ("retrieval check", "ok" if full.retrieval_ok else "FAILED", ", ".join(c["question"] for c in full.retrieval_checks)),
+            ("errors / warnings", f"{len(full.errors)} / {len(full.warnings)}", ""),
+        ]
+        uses_hnsw = "embedding_hnsw" in plan
+        rows.append(("HNSW in hybrid plan", "yes" if uses_hnsw else "no", "vector bound as a parameter"))
+    finally:
+        if not args.keep_db:
+            drop_database(admin, name)
+    width = max(len(r[0]) for r in rows)
+    vwidth = max(len(r[1]) for r in rows)
+    print(f"{'metric':<{width}}  {'value':>{vwidth}}  note")
+    print("-" * (width + vwidth + 40))
+    for k, v, note in rows:
+        print(f"{k:<{width}}  {v:>{vwidth}}  {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
