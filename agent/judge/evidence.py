@@ -122,6 +122,8 @@ class EvidenceJudge:
             return None
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
         support = hits_mentioning(inp.evidence, cues, limit=1)
+        if not support:  # the upgrading guide is the evidence for GDScript 2 syntax changes
+            support = [h for h in inp.evidence.doc_evidence if h.metadata.get("doc_type") == "migration"][:1]
         hit = support[0] if support else None
         return SuggestedChange(old=f.text, new=rule.new or None, change_type=rule.change_type,
                                evidence_id=hit.record_id if hit else "",

@@ -126,6 +126,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle) -> list[Finding]:
         target = md.get("target_api")
         if not source or source == target or source in seen or md.get("status") == "rejected":
             continue
+        if md.get("change_type") in ("behavior_change", "unchanged"):  # same name, other semantics: no version cue
+            continue
         if md.get("documented_in_godot4"):
             continue  # still a valid Godot 4 name (Viewport, Texture): not a signal on its own
         if "." in source:
@@ -144,7 +146,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle) -> list[Finding]:
         if not m:
             continue
         seen.add(source)
-        out.append(Finding("godot3", "api", source, m.group(0).strip(), _line_of(masked, m.start()), mapping=hit))
+        text = facts.lexed.text[m.start() : m.end()].strip()
+        out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit))
     return out
 
 
@@ -162,7 +165,8 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle) -> CodeFacts:
     for rule in rules:
         m = rule.pattern.search(scan)
         if m:
-            finding = Finding(rule.version, "syntax", rule.name, m.group(0).strip(), _line_of(scan, m.start()), rule)
+            text = chunk.code_text[m.start() : m.end()].strip()
+            finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, m.start()), rule)
             (facts.godot3 if rule.version == "godot3" else facts.godot4).append(finding)
     if gd:
         for prefix, content, start in lexed.strings:

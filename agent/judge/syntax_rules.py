@@ -82,6 +82,12 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
                _r(r"(\.|^\s*|\bself\.)rect_(position|size|min_size|rotation|scale|pivot_offset|"
                   r"global_position|clip_content)\b"),
                "rect_* properties", "position/size/... without the rect_ prefix", "rename", ("Control",)),
+    SyntaxRule("renamed_global", "godot3",
+               _r(r"(?<![\w.])(?<!func )(rand_range|deg2rad|rad2deg|stepify|range_lerp|str2var|var2str|bytes2var|"
+                  r"var2bytes|linear2db|db2linear|polar2cartesian|cartesian2polar|dict2inst|inst2dict|"
+                  r"rand_seed|parse_json|to_json|validate_json)\s*\("),
+               "Godot 3 global function", "renamed @GlobalScope function (randf_range, deg_to_rad, ...)",
+               "rename", ("randf_range", "deg_to_rad", "rad_to_deg", "snapped", "remap", "JSON")),
     # --- Godot 4 only ---
     SyntaxRule("annotation", "godot4",
                _r(r"^\s*@(export\w*|onready|tool|rpc|warning_ignore\w*|icon|static_unload|abstract)\b")),

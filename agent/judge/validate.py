@@ -79,7 +79,10 @@ def _forbidden_identifiers(inp: JudgeInput) -> set[str]:
     return names
 
 
-def _forbidden_phrases(inp: JudgeInput) -> list[str]:
+_CODE_LIKE = re.compile(r"[()\"'=$.]")
+
+
+def _negative_patterns(inp: JudgeInput) -> list[str]:
     phrases: list[str] = []
     for hit in inp.evidence.api_mapping_evidence:
         for p in hit.metadata.get("negative_patterns") or []:
@@ -87,10 +90,21 @@ def _forbidden_phrases(inp: JudgeInput) -> list[str]:
                 phrases.append(p.strip())
             elif isinstance(p, dict) and isinstance(p.get("pattern"), str):
                 phrases.append(p["pattern"])
+    return phrases
+
+
+def _forbidden_answer_terms(inp: JudgeInput) -> list[str]:
+    terms: list[str] = []
     for hit in inp.evidence.label_evidence:
         rules = hit.metadata.get("validator_rules") or {}
-        phrases += [t for t in rules.get("forbidden_answer_terms") or [] if isinstance(t, str) and t.strip()]
-    return phrases
+        terms += [t for t in rules.get("forbidden_answer_terms") or [] if isinstance(t, str) and t.strip()]
+    return terms
+
+
+def _contains_pattern(text: str, pattern: str) -> bool:
+    """Case-insensitive, and never inside a longer name (`export var` is not in `@export var`)."""
+    tail = r"\b" if pattern[-1:].isalnum() else ""
+    return re.search(rf"(?<![\w@]){re.escape(pattern)}{tail}", text, re.IGNORECASE) is not None
 
 
 def _check_recommendations(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> list[str]:
@@ -101,12 +115,15 @@ def _check_recommendations(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> li
         rx = re.compile(rf"(?<![\w.]){re.escape(name)}\b") if "." in name else re.compile(rf"(?<![\w]){re.escape(name)}\b")
         if any(rx.search(n) for n in new_sides) or (name not in facts.declared and rx.search(code_view)):
             failures.append(f"no_godot3_api_recommended: suggests Godot 3 API {name!r}")
-    texts = [*new_sides, code_view, j.rationale]
-    for phrase in _forbidden_phrases(inp):
-        if len(phrase.split()) < 2:  # single-word patterns are names: judged above, not in prose
-            continue
-        if any(phrase.lower() in t.lower() for t in texts):
-            failures.append(f"no_godot3_api_recommended: matches forbidden pattern {phrase!r}")
+    suggestions = [*new_sides, code_view]
+    for pattern in _negative_patterns(inp):  # old-side code: only the suggested (new) side may not hold it
+        if len(pattern.strip()) > 2 and any(_contains_pattern(t, pattern) for t in suggestions):
+            failures.append(f"no_godot3_api_recommended: suggestion matches negative pattern {pattern!r}")
+    for term in _forbidden_answer_terms(inp):
+        # prose terms ("keep KinematicBody2D") also bind the rationale; code-like ones only suggestions
+        texts = suggestions if _CODE_LIKE.search(term) else [*suggestions, j.rationale]
+        if any(_contains_pattern(t, term) for t in texts):
+            failures.append(f"no_godot3_api_recommended: matches forbidden answer term {term!r}")
     return failures
 
 
