@@ -51,7 +51,7 @@ def _user() -> str:
     return runtime.owner_of(getattr(user, "identifier", None))
 
 
-async def _remember_run(run_id: str) -> None:
+async def _remember_run(run_id: str, name: str | None = None) -> None:
     """Tie the run to this thread (session + persisted thread metadata) for follow-ups and resume."""
     runs = list(cl.user_session.get("run_ids") or [])
     if run_id not in runs:
@@ -61,7 +61,7 @@ async def _remember_run(run_id: str) -> None:
     layer = get_data_layer()
     thread_id = cl.context.session.thread_id
     if layer is not None and thread_id:
-        await layer.update_thread(thread_id, metadata={"run_id": run_id, "run_ids": runs})
+        await layer.update_thread(thread_id, name=name, metadata={"run_id": run_id, "run_ids": runs})
 
 
 def report_file(report: dict[str, Any]) -> cl.File:
@@ -74,7 +74,11 @@ async def _show_result(report: dict[str, Any]) -> None:
     await cl.Message(content=final_markdown(report), elements=[report_file(report)]).send()
 
 
-async def _drive(title: str, start: Callable[[Callable[[Any], Awaitable[None]]], Awaitable[dict[str, Any]]]) -> None:
+async def _drive(
+    title: str,
+    start: Callable[[Callable[[Any], Awaitable[None]]], Awaitable[dict[str, Any]]],
+    thread_name: str | None = None,
+) -> None:
     """Run (or resume) with live progress, then show the final answer."""
     svc = await runtime.service()
     view = ProgressView(title)
@@ -82,7 +86,7 @@ async def _drive(title: str, start: Callable[[Callable[[Any], Awaitable[None]]],
 
     async def on_event(event: Any) -> None:
         if view.run_id is None and event.run_id:
-            await _remember_run(event.run_id)
+            await _remember_run(event.run_id, thread_name)
         if not view.seeded and event.total:
             # Once the chunks exist, list them all (waiting, or done before a resume).
             await view.seed((await svc.report(event.run_id)).get("chunks") or [])
@@ -94,12 +98,12 @@ async def _drive(title: str, start: Callable[[Callable[[Any], Awaitable[None]]],
     await _show_result(report)
 
 
-async def analyze(intake: Any, title: str) -> None:
+async def analyze(intake: Any, title: str, thread_name: str | None = None) -> None:
     """A new run for this thread's user, streamed into the chat."""
     svc = await runtime.service()
     run_id = f"ui-{uuid.uuid4().hex[:12]}"
     cl.user_session.set("run_id", run_id)
-    await _drive(title, lambda cb: svc.analyze(intake, run_id=run_id, owner=_user(), on_event=cb))
+    await _drive(title, lambda cb: svc.analyze(intake, run_id=run_id, owner=_user(), on_event=cb), thread_name)
 
 
 @guarded
@@ -151,12 +155,16 @@ async def on_message(message: cl.Message) -> None:
         await followup(text)
         return
     intake, title = await _intake(text, files)
-    await analyze(intake, title)
+    # Chainlit names a thread after its first text; an upload without text gets the file names.
+    await analyze(intake, title, thread_name=None if text else title.removeprefix("Analysing "))
 
 
-@guarded
 async def on_resume(thread: dict[str, Any]) -> None:
-    """Reopened thread: restore its run and offer Resume if the analysis was interrupted."""
+    """Reopened thread: restore its run, then offer Resume if the analysis was interrupted.
+
+    Chainlit replays the stored thread to the browser only after this handler returns, and that
+    replay drops live actions; so the offer is sent from a task that runs after the replay.
+    """
     meta = thread.get("metadata") or {}
     if isinstance(meta, str):
         meta = json.loads(meta or "{}")
@@ -165,9 +173,15 @@ async def on_resume(thread: dict[str, Any]) -> None:
         return
     cl.user_session.set("run_id", run_id)
     cl.user_session.set("run_ids", meta.get("run_ids") or [run_id])
+    asyncio.create_task(_offer_resume(run_id))
+
+
+@guarded
+async def _offer_resume(run_id: str) -> None:
+    await asyncio.sleep(0.5)  # let Chainlit's thread replay reach the browser first
     svc = await runtime.service()
     report = await svc.report(run_id)
-    if report.get("status") in {"interrupted", "running"} and report.get("status") != "completed":
+    if report.get("status") == "interrupted":
         progress = report.get("progress") or {}
         await cl.Message(
             content=messages.RESUMABLE.format(done=progress.get("done", 0), total=progress.get("total", 0)),

@@ -81,7 +81,8 @@ def verdict_markdown(report: Mapping[str, Any]) -> str:
         f"| {len(chunks)} | {len(report.get('files') or [])} |",
     ]
     if verdict.get("summary"):
-        out += ["", str(verdict["summary"])]
+        # Only the headline: the items and exclusions the summary goes on to list get their own tables.
+        out += ["", str(verdict["summary"]).strip().splitlines()[0]]
     return "\n".join(out)
 
 
@@ -190,10 +191,9 @@ def trace_markdown(chunk: Mapping[str, Any], trace: Mapping[str, Any] | None) ->
     out = [
         "**Tracking only (never searched)**",
         "",
-        "| current file | line range | chunk id | order |",
-        "|---|---|---|---:|",
-        f"| `{_esc(display_path(chunk.get('source_file', '')))}` | {lines(chunk.get('start_line'), chunk.get('end_line'))} "
-        f"| `{_esc(chunk.get('chunk_id'))}` | {chunk.get('chunk_order', '')} |",
+        f"- current file: `{_esc(display_path(chunk.get('source_file', '')))}`",
+        f"- line range: {lines(chunk.get('start_line'), chunk.get('end_line'))}",
+        f"- chunk: `{_esc(chunk.get('chunk_id'))}` (order {chunk.get('chunk_order', '')})",
         "",
         "**Sent to the retriever: the chunk text**",
         "",
@@ -219,7 +219,8 @@ def chunk_step_name(chunk: Mapping[str, Any]) -> str:
     number = int(chunk.get("chunk_order", 0)) + 1
     name = chunk_label(chunk.get("source_file", ""), chunk.get("start_line"), chunk.get("end_line"))
     kind = chunk.get("chunk_kind") or ""
-    tail = str(chunk.get("chunk_id", "")).rsplit(":", 1)[-1] if kind in {"function", "inner_class", "signal"} else kind
+    name = str(chunk.get("chunk_id", "")).rsplit(":", 1)[-1]
+    tail = {"function": name, "inner_class": f"class {name}", "signal": f"signal {name}"}.get(kind, kind)
     return f"#{number} {name} · {tail}" if tail else f"#{number} {name}"
 
 

@@ -1,0 +1,75 @@
+"""What a user does in the chat, as playwright steps (login, send, upload, open a trace)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+VIEWPORT = {"width": 1400, "height": 1000}
+ANALYSIS_TIMEOUT_MS = 150_000
+
+
+def login(page, base_url: str, user: str, password: str) -> dict[str, float]:
+    """Log in through the form; returns timings (login page shown, chat ready) in seconds."""
+    t0 = time.monotonic()
+    page.goto(base_url + "/")
+    page.locator("input[type=password]").wait_for()
+    shown = time.monotonic() - t0
+    page.locator("input").first.fill(user)
+    page.locator("input[type=password]").fill(password)
+    t1 = time.monotonic()
+    page.get_by_role("button", name="Sign In").click()
+    page.get_by_text("Send me one of these").first.wait_for(timeout=60_000)
+    return {"login_page_s": shown, "chat_ready_after_login_s": time.monotonic() - t1}
+
+
+def send(page, text: str) -> float:
+    """Type a message and submit it; returns the monotonic time of the click."""
+    box = page.locator("#chat-input")
+    box.fill(text)
+    page.locator("#chat-submit").click()
+    return time.monotonic()
+
+
+def upload(page, paths: list[Path], text: str = "") -> float:
+    """Attach files with the paperclip input, then submit."""
+    page.locator("#upload-button-input").set_input_files([str(p) for p in paths])
+    for p in paths:
+        page.get_by_text(p.name).first.wait_for()
+    page.wait_for_function("() => !document.querySelector('#chat-submit').disabled", timeout=30_000)
+    if text:
+        page.locator("#chat-input").fill(text)
+    page.locator("#chat-submit").click()
+    return time.monotonic()
+
+
+def wait_verdict(page, timeout_ms: int = ANALYSIS_TIMEOUT_MS):
+    """The final answer's verdict heading."""
+    heading = page.get_by_text(re.compile(r"^Verdict: ")).last
+    heading.wait_for(timeout=timeout_ms)
+    return heading
+
+
+def open_trace(page, step_name_part: str, scroll_to: str | None = None) -> str:
+    """Expand the per-chunk trace and the chunk step whose name contains `step_name_part`; its text."""
+    root = page.locator("[id='step-Per-chunk trace']").last
+    if root.get_attribute("aria-expanded") != "true":
+        root.click()
+    button = page.locator(f"button[id^='step-#'][id*='{step_name_part}']").last
+    button.wait_for()
+    if button.get_attribute("aria-expanded") != "true":
+        button.click()
+    content = page.locator(f"[id='{button.get_attribute('aria-controls')}']")
+    content.wait_for()
+    if scroll_to:
+        content.get_by_text(scroll_to).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    else:
+        button.scroll_into_view_if_needed()
+    return content.inner_text()
+
+
+def trace_section(text: str, heading: str, next_heading: str) -> str:
+    """The part of a trace between two of its headings."""
+    start = text.index(heading) + len(heading)
+    return text[start:text.index(next_heading, start)].strip()

@@ -1,0 +1,125 @@
+"""The web chat in a real browser: paste, upload, traces, verdicts, login (flows 1, 2, 3 and 5).
+
+One `godot-rag ui` server (own KB database) serves this module; every flow saves a screenshot
+under test-artifacts/. Timings (first load, time to verdict) go to test-artifacts/ui-timings.json.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.ui.chat_page import VIEWPORT, login, open_trace, send, trace_section, upload, wait_verdict
+from tests.ui.conftest import USERS
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TIMINGS: dict[str, float] = {}
+
+
+@pytest.fixture(scope="module")
+def server(make_server, artifacts_dir: Path):
+    s = make_server()
+    TIMINGS["server_start_s"] = s.start()
+    yield s
+    s.stop()
+    (artifacts_dir / "ui-timings.json").write_text(json.dumps(TIMINGS, indent=2))
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def _shot(page, artifacts_dir: Path, name: str) -> None:
+    page.screenshot(path=str(artifacts_dir / f"ui-{name}.png"))
+
+
+def test_flow1_dodge_player_is_godot4_and_cues_exclude_the_path(server, page, artifacts_dir):
+    timings = login(page, server.url, "alice", USERS["alice"])
+    TIMINGS.update({f"first_{k}": v for k, v in timings.items()})
+    text = "# player.gd\n" + (FIXTURES / "player.gd").read_text()
+    t0 = send(page, "Is this Godot 3 or Godot 4?\n" + text)
+    verdict = wait_verdict(page)
+    TIMINGS["dodge_time_to_verdict_cold_s"] = time.monotonic() - t0
+    assert "godot4" in verdict.inner_text()
+    trace = open_trace(page, "_process", scroll_to="Search cues")
+    _shot(page, artifacts_dir, "flow1-dodge-process-trace")
+    assert "player.gd" in trace_section(trace, "Tracking only", "Sent to the retriever")
+    assert "L12-L26" in trace
+    cues = trace_section(trace, "Search cues", "Candidates found")
+    assert "Input.is_action_pressed" in cues
+    assert "player.gd" not in cues and "pasted://" not in cues and "snippet" not in cues
+    # Same paste again on a warm server: the verdict time users see in a steady state.
+    page.locator("#new-chat-button").click()
+    page.get_by_text("Send me one of these").first.wait_for()
+    t1 = send(page, text)
+    wait_verdict(page)
+    TIMINGS["dodge_time_to_verdict_warm_s"] = time.monotonic() - t1
+
+
+def test_flow2_godot3_enemy_needs_migration_with_docs_evidence(server, page, artifacts_dir):
+    login(page, server.url, "alice", USERS["alice"])
+    send(page, (FIXTURES / "enemy.gd").read_text())
+    verdict = wait_verdict(page)
+    assert "godot3" in verdict.inner_text()
+    assert "migration required" in verdict.inner_text()
+    trace = open_trace(page, "class_extends", scroll_to="Candidates found")
+    assert re.search(r"KinematicBody2D\s*→\s*CharacterBody2D", trace)
+    docs = page.locator("a[href*='class_characterbody2d']")
+    assert docs.count() > 0
+    _shot(page, artifacts_dir, "flow2-enemy-godot3-trace")
+    page.get_by_text("What to change").first.scroll_into_view_if_needed()
+    _shot(page, artifacts_dir, "flow2-enemy-migration-items")
+
+
+def test_flow3_zip_upload_is_mixed_with_excluded_files(server, page, artifacts_dir, tmp_path):
+    archive = tmp_path / "crate_runner.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for f in sorted((FIXTURES / "mixed_project").iterdir()):
+            zf.write(f, f"crate_runner/{f.name}")
+        zf.writestr("crate_runner/icon.png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    login(page, server.url, "bob", USERS["bob"])
+    upload(page, [archive])
+    verdict = wait_verdict(page)
+    assert "mixed" in verdict.inner_text()
+    excluded = page.get_by_text(re.compile(r"^Excluded files")).last
+    excluded.scroll_into_view_if_needed()
+    body = page.locator("body").inner_text()
+    assert "README.md" in body and "icon.png" in body
+    _shot(page, artifacts_dir, "flow3-zip-mixed-excluded")
+    # A follow-up in the same thread is answered from the stored run, not by a new analysis.
+    send(page, "why is mob.gd flagged?")
+    answer = page.get_by_text(re.compile(r"mob\.gd is flagged")).last
+    answer.wait_for(timeout=60_000)
+    answer.scroll_into_view_if_needed()
+    _shot(page, artifacts_dir, "flow3-followup")
+
+
+def test_flow5_login_required_and_anonymous_refused(server, page, artifacts_dir):
+    page.goto(server.url + "/")
+    page.locator("input[type=password]").wait_for()
+    assert page.locator("#chat-input").count() == 0
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(server.url + "/user", timeout=10)
+    assert err.value.code == 401
+    page.locator("input").first.fill("alice")
+    page.locator("input[type=password]").fill("wrong-password")
+    page.get_by_role("button", name="Sign In").click()
+    page.wait_for_timeout(1500)
+    assert page.locator("#chat-input").count() == 0
+    _shot(page, artifacts_dir, "flow5-login-refused")
+    login(page, server.url, "alice", USERS["alice"])
+    assert page.locator("#chat-input").count() == 1
+    _shot(page, artifacts_dir, "flow5-logged-in")
