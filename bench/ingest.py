@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -127,6 +128,23 @@ def query_latency(settings: Settings, n: int) -> tuple[list[float], list[float],
     return sql_ms, emb_ms, plan
 
 
+def subset_corpus(docs: Path, n: int, dest: Path) -> Path:
+    """The first n manifest pages plus the migration and GDScript pages, in the crawler layout."""
+    import shutil
+
+    manifest = json.loads((docs / "manifest.json").read_text())
+    keep = {"pages/tutorials__migrating__upgrading_to_godot_4.md", "pages/tutorials__scripting__gdscript__gdscript_basics.md"}
+    rows = [r for i, r in enumerate(manifest) if i < n or r["file"] in keep]
+    (dest / "pages").mkdir(parents=True, exist_ok=True)
+    for r in rows:
+        shutil.copyfile(docs / r["file"], dest / r["file"])
+    (dest / "manifest.json").write_text(json.dumps(rows))
+    for name in ("summary.json", "failed.json"):
+        if (docs / name).exists():
+            shutil.copyfile(docs / name, dest / name)
+    return dest
+
+
 def pct(values: list[float], p: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
@@ -139,12 +157,16 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--raw-sample", type=int, default=768)
     ap.add_argument("--keep-db", action="store_true", help="do not drop the bench database")
+    ap.add_argument("--limit-pages", type=int, help="bench only the first N pages (quick runs; not the target)")
     args = ap.parse_args()
     base = Settings.from_env()
     docs = args.docs or base.docs_dir
     if docs is None:
         print("error: no docs corpus (pass --docs or set GODOT_RAG_DOCS_DIR)", file=sys.stderr)
         return 2
+    if args.limit_pages:
+        docs = subset_corpus(Path(docs), args.limit_pages, Path(tempfile.mkdtemp(prefix="bench_docs_")))
+    load_start = os.getloadavg()[0]
     settings, admin, name = fresh_database(base)
     print(f"bench database: {name}", file=sys.stderr)
     rows: list[tuple[str, str, str]] = []
@@ -180,6 +202,8 @@ def main() -> int:
             ("retrieval check", "ok" if full.retrieval_ok else "FAILED", ", ".join(c["question"] for c in full.retrieval_checks)),
             ("errors / warnings", f"{len(full.errors)} / {len(full.warnings)}", ""),
         ]
+        rows.append(("load average (1 min)", f"{load_start:.1f} -> {os.getloadavg()[0]:.1f}",
+                     f"{os.cpu_count()} CPUs, shared with other work"))
         uses_hnsw = "embedding_hnsw" in plan
         rows.append(("HNSW in hybrid plan", "yes" if uses_hnsw else "no", "vector bound as a parameter"))
     finally:

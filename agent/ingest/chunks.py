@@ -9,7 +9,7 @@ from agent.ingest.sections import Draft, class_drafts, text_drafts
 from agent.ingest.symbols import SymbolIndex
 from agent.ingest.windows import TokenCounter, pack
 
-CONVERTER_VERSION = "godot-rag-ingest/1"
+CONVERTER_VERSION = "godot-rag-ingest/2"
 """Bump when chunking changes: pages ingested by another version are re-chunked."""
 
 

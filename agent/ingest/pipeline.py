@@ -97,6 +97,7 @@ class Generated:
     corpus: Corpus
     issues: list[Issue]
     reused_pages: int = 0
+    embedder: Embedder | None = None
 
 
 # ---------------------------------------------------------------- helpers
@@ -193,10 +194,9 @@ def generate_jsonl(
     out_dir.mkdir(parents=True, exist_ok=True)
     corpus = load_corpus(docs_dir, force=force)
     issues = list(corpus.issues)
-    embedder = embedder or get_embedder(settings)
     symbols = SymbolIndex(_class_names(corpus, renames_file))
     previous = _previous_chunks(out_dir / CHUNKS_FILE)
-    counter = TokenCounter(embedder)
+    counter: TokenCounter | None = None  # the model loads only if some page must be chunked
     all_chunks: list[dict] = []
     per_type: dict[str, int] = defaultdict(int)
     chunks_per_type: dict[str, int] = defaultdict(int)
@@ -213,11 +213,14 @@ def generate_jsonl(
             recs = cached
             reused += 1
         else:
+            if counter is None:
+                embedder = embedder or get_embedder(settings)
+                counter = TokenCounter(embedder)
             recs = page_chunks(
                 page,
                 symbols=symbols,
                 count_tokens=counter,
-                max_tokens=embedder.max_seq_length,
+                max_tokens=counter.max_seq_length,
                 doc_version=corpus.doc_version,
                 godot_version=corpus.godot_version,
             )
@@ -233,16 +236,29 @@ def generate_jsonl(
     )
     _write_jsonl(out_dir / PROTOTYPES_FILE, prototypes)
     _normalization_report(out_dir / NORMALIZATION_FILE, corpus, per_type, chunks_per_type)
-    return Generated(out_dir=out_dir, corpus=corpus, issues=issues, reused_pages=reused)
+    return Generated(out_dir=out_dir, corpus=corpus, issues=issues, reused_pages=reused, embedder=embedder)
 
 
 # ---------------------------------------------------------------- stage 5-7: validate, load, check
 
 
-def _embed(embedder: Embedder, texts: list[str], *, progress: bool, desc: str) -> np.ndarray:
+class _LazyEmbedder:
+    """Loads the model on first use, so a run with nothing to embed never pays for it."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None):
+        self._settings, self._embedder = settings, embedder
+
+    def get(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = get_embedder(self._settings)
+        return self._embedder
+
+
+def _embed(lazy: _LazyEmbedder, texts: list[str], *, progress: bool, desc: str) -> np.ndarray:
     """Embed in length order (least padding per batch) and return vectors in the input order."""
     if not texts:
-        return np.zeros((0, embedder.dim), dtype=np.float32)
+        return np.zeros((0, 0), dtype=np.float32)
+    embedder = lazy.get()
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
     step = 1024
@@ -269,7 +285,7 @@ def load_jsonl(
     """
     summary = summary or IngestSummary()
     issues = issues if issues is not None else []
-    embedder = embedder or get_embedder(settings)
+    lazy = _LazyEmbedder(settings, embedder)
     t0 = time.perf_counter()
     chunks = check_records("docs_chunks", read_jsonl(out_dir / CHUNKS_FILE, "docs_chunks", issues), issues)
     mappings = check_records("api_mapping", read_jsonl(out_dir / MAPPING_FILE, "api_mapping", issues), issues)
@@ -303,7 +319,7 @@ def load_jsonl(
         removed = sorted(set(states) - set(by_page) - (keep_files or set()))
         new_records = [c for f in changed for c in by_page[f]]
         te = time.perf_counter()
-        vectors = _embed(embedder, [chunk_embedding_text(c) for c in new_records], progress=progress, desc="embedding chunks")
+        vectors = _embed(lazy, [chunk_embedding_text(c) for c in new_records], progress=progress, desc="embedding chunks")
         summary.embed_seconds += time.perf_counter() - te
         if changed or removed:
             replace_pages(conn, new_records, vectors, pages=changed, removed=removed, converter_version=CONVERTER_VERSION)
@@ -319,11 +335,11 @@ def load_jsonl(
         t2 = time.perf_counter()
         summary.mappings = len(mappings)
         summary.mappings_embedded = _upsert_keyed(
-            conn, embedder, "api_mapping", "mapping_id", mappings, mapping_embedding_text, upsert_mappings, progress, summary
+            conn, lazy, "api_mapping", "mapping_id", mappings, mapping_embedding_text, upsert_mappings, progress, summary
         )
         summary.prototypes = len(protos)
         summary.prototypes_embedded = _upsert_keyed(
-            conn, embedder, "label_prototypes", "prototype_id", protos, prototype_embedding_text, upsert_prototypes,
+            conn, lazy, "label_prototypes", "prototype_id", protos, prototype_embedding_text, upsert_prototypes,
             progress, summary,
         )
         summary.timings["mappings_prototypes"] = time.perf_counter() - t2
@@ -342,7 +358,7 @@ def load_jsonl(
     return summary
 
 
-def _upsert_keyed(conn, embedder, table, id_col, records, text_of, upsert, progress, summary) -> int:
+def _upsert_keyed(conn, lazy, table, id_col, records, text_of, upsert, progress, summary) -> int:
     """Upsert only changed records; embed only those whose embedding text changed or has no vector."""
     known = existing_shas(conn, table, id_col)
     todo, need_vec = [], []
@@ -355,7 +371,7 @@ def _upsert_keyed(conn, embedder, table, id_col, records, text_of, upsert, progr
         elif old.record_sha != record_sha(r):
             todo.append(r)
     te = time.perf_counter()
-    vecs = _embed(embedder, [text_of(r) for r in need_vec], progress=progress, desc=f"embedding {table}")
+    vecs = _embed(lazy, [text_of(r) for r in need_vec], progress=progress, desc=f"embedding {table}")
     summary.embed_seconds += time.perf_counter() - te
     upsert(conn, todo, {r[id_col]: v for r, v in zip(need_vec, vecs, strict=True)})
     delete_stale(conn, table, id_col, [r[id_col] for r in records])
@@ -382,12 +398,13 @@ def run_ingest(
     out_dir = Path(out_dir) if out_dir else settings.home / "kb"
     with connection(settings) as conn:
         migrate(conn, settings)
-    embedder = get_embedder(settings)
+    embedder = None  # loaded lazily by the stages that need it
     t = time.perf_counter()
     gen = generate_jsonl(
         settings, docs_dir=Path(docs_dir), renames_file=renames_file, out_dir=out_dir, force=force,
         progress=progress, embedder=embedder,
     )
+    embedder = gen.embedder
     summary = IngestSummary(out_dir=str(out_dir))
     summary.timings["generate"] = time.perf_counter() - t
     load_jsonl(

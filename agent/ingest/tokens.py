@@ -20,6 +20,7 @@ class TokenCounter:
     def __init__(self, embedder: Embedder, cache_limit: int = 200_000):
         backend = getattr(embedder.model.tokenizer, "_tokenizer", None)
         self._fallback = embedder.token_count
+        self.max_seq_length = embedder.max_seq_length
         self._tok = None
         if backend is not None:
             self._tok = copy.deepcopy(backend)
