@@ -7,8 +7,11 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from agent.models import Chunk, Expansion, SourceFile, Span
 from agent.parse.cache import cache_info, cached_drafts, clear_cache
@@ -20,6 +23,38 @@ PARSER_VERSION = "gdscript-ts6.1-chunker-1"
 """Bump when chunk boundaries or facts change: it is part of the cache key."""
 
 __all__ = ["PARSER_VERSION", "chunk_file", "chunk_project", "cache_info", "clear_cache"]
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
+    """`cls.model_construct(**values)` for a plain model given every field, minus its per-field loop.
+
+    Sets exactly what `model_construct` sets for a model without aliases, extras, private
+    attributes or post-init hooks; other models go through `model_construct` itself.
+    """
+    if len(values) != _plain_field_count(cls):
+        return cls.model_construct(**values)
+    m = cls.__new__(cls)
+    object.__setattr__(m, "__dict__", values)
+    object.__setattr__(m, "__pydantic_fields_set__", set(values))
+    object.__setattr__(m, "__pydantic_extra__", None)
+    object.__setattr__(m, "__pydantic_private__", None)
+    return m
+
+
+@functools.cache
+def _plain_field_count(cls: type[BaseModel]) -> int:
+    """How many fields `cls` has, or -1 when `model_construct` does more than set them."""
+    plain = (
+        not cls.__pydantic_post_init__
+        and not cls.__private_attributes__
+        and not cls.__pydantic_root_model__
+        and cls.model_config.get("extra") != "allow"
+        and all(f.alias is None and f.validation_alias is None for f in cls.model_fields.values())
+    )
+    return len(cls.model_fields) if plain else -1
 
 
 def _drafts(file: SourceFile) -> list[dict[str, Any]]:
@@ -41,32 +76,39 @@ def chunk_file(file: SourceFile) -> list[Chunk]:
     suffix = PurePosixPath(file.path).suffix.lower() or PurePosixPath(file.path).name
     key = (sha, f"{file.kind}{suffix}", PARSER_VERSION)
     drafts = cached_drafts(key, lambda: _drafts(file))
-    # model_construct: the drafts are built by our own chunkers, so validation would only cost time
+    # the drafts are built by our own chunkers, so validation would only cost time
     chunks = []
     for order, d in enumerate(drafts):
+        span = _construct(
+            Span,
+            {
+                "start_line": d["start_line"],
+                "end_line": d["end_line"],
+                "start_byte": d["start_byte"],
+                "end_byte": d["end_byte"],
+            },
+        )
         chunks.append(
-            Chunk.model_construct(
-                chunk_id=f"{file.path}:{d['local_id']}",
-                chunk_order=order,
-                source_file=file.path,
-                source_sha256=sha,
-                chunk_kind=d["chunk_kind"],
-                node_kind=d["node_kind"],
-                name=d["name"],
-                span=Span.model_construct(
-                    start_line=d["start_line"],
-                    end_line=d["end_line"],
-                    start_byte=d["start_byte"],
-                    end_byte=d["end_byte"],
-                ),
-                code_text=d["code_text"],
-                sha256=d["sha256"],
-                symbol_candidates=d["symbol_candidates"],
-                api_call_candidates=d["api_call_candidates"],
-                reference_candidates=d["reference_candidates"],
-                surrounding_context=d["surrounding_context"],
-                parse_status=d["parse_status"],
-                extra=d["extra"],
+            _construct(
+                Chunk,
+                {
+                    "chunk_id": f"{file.path}:{d['local_id']}",
+                    "chunk_order": order,
+                    "source_file": file.path,
+                    "source_sha256": sha,
+                    "chunk_kind": d["chunk_kind"],
+                    "node_kind": d["node_kind"],
+                    "name": d["name"],
+                    "span": span,
+                    "code_text": d["code_text"],
+                    "sha256": d["sha256"],
+                    "symbol_candidates": d["symbol_candidates"],
+                    "api_call_candidates": d["api_call_candidates"],
+                    "reference_candidates": d["reference_candidates"],
+                    "surrounding_context": d["surrounding_context"],
+                    "parse_status": d["parse_status"],
+                    "extra": d["extra"],
+                },
             )
         )
     return chunks

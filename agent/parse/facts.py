@@ -23,19 +23,13 @@ grammar could not read, so broken code still yields search cues.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
+
+from agent.parse.scan import KEYWORDS, scan
 
 _MASK = re.compile(
     r'"""[\s\S]*?(?:"""|\Z)|\'\'\'[\s\S]*?(?:\'\'\'|\Z)|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?|#[^\n]*'
 )
-KEYWORDS = frozenset(
-    """if elif else for while match break continue pass return class class_name extends is in as self
-    signal func static const enum var onready export setget tool breakpoint preload await yield
-    remote master puppet remotesync mastersync puppetsync sync slave and or not true false null
-    void super when get set PI TAU INF NAN""".split()
-)
-_IDENT = re.compile(r"(?<![\w$%@])[A-Za-z_][A-Za-z0-9_]*")
 _NODE_PATH = re.compile(r"\$%?(?:\"[^\"\n]*\"|'[^'\n]*'|[A-Za-z0-9_/%]+)")
 _UNIQUE_RAW = re.compile(r"%[A-Za-z_]\w*")
 
@@ -61,23 +55,10 @@ class _Unique:
                 out.append(m)
         return out
 
-    @staticmethod
-    def sub(repl: Callable[[re.Match[str]], str], code: str) -> str:
-        parts, pos = [], 0
-        for m in _Unique.finditer(code):
-            parts += [code[pos : m.start()], repl(m)]
-            pos = m.end()
-        return "".join([*parts, code[pos:]])
-
 
 _UNIQUE = _Unique
-_CALL_CHAIN = re.compile(r"(?<![\w.@])(?<!func )((?:[$%][\w/%]+|[A-Za-z_]\w*)(?:\.\w+)*)\(")
-_METHOD_AFTER_CALL = re.compile(r"[)\]][ \t]*\.[ \t]*([A-Za-z_]\w*)[ \t]*\(")
-_CLASS_MEMBER = re.compile(r"(?<![\w.$%])([A-Z]\w*)\.(\w+)(?![\w(])")
 _RES_REF = re.compile(r"\b(?:res|user|uid)://[^\s\"')\]]*")
 _GET_NODE_STR = re.compile(r"get_node(?:_or_null)?\s*\(\s*[\"']([^\"'\n]+)[\"']")
-_DECL = re.compile(r"(?<!\w)(?:var|const|func|class|signal|enum|class_name|for)[ \t]+([A-Za-z_]\w*)")
-_PARAMS = re.compile(r"\bfunc\b[ \t]*[A-Za-z_]?\w*[ \t]*\(([^)]*)\)")
 _RPC = re.compile(
     r"^[ \t]*(remotesync|mastersync|puppetsync|remote|master|puppet|sync|slave)[ \t]+(?:func|var|static)\b",
     re.M,
@@ -94,10 +75,9 @@ _FLAGS: dict[str, tuple[str, re.Pattern[str]]] = {
     "await": ("await", re.compile(r"\bawait\b")),
     "typed_array": ("Array", re.compile(r"\bArray[ \t]*\[")),
     "super_call": ("super", re.compile(r"\bsuper[ \t]*[.(]")),
-    "property_accessors": (":", re.compile(r"^[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*:", re.M)),
+    "property_accessors": ("et", re.compile(r"^[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*:", re.M)),
 }
 _RPC_CUES = ("remote", "master", "puppet", "sync", "slave")
-_PARAM_NAME = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)")
 _LEAF = re.compile(r"[/%$\"']")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _ANNOTATION = re.compile(r"(?<![\w])@([A-Za-z_]\w*)")
@@ -139,133 +119,70 @@ def node_paths(code: str) -> list[str]:
     return _uniq(found)
 
 
-_TOKEN = re.compile(r"[A-Za-z_]\w*|[$%][\w/%]*|@\w*|\d[\w.]*|[.()\[\],{}]")
-_DECLARES = frozenset({"var", "const", "func", "class", "signal", "enum", "class_name", "for"})
-_CALLABLE_KEYWORDS = frozenset({"yield", "preload", "super"})
+_NO_FLAGS: dict[str, Any] = dict.fromkeys(_FLAGS, False)
 
 
-def _scan(masked: str) -> tuple[list[str], list[str], list[str], bool]:
-    """One tokenizer pass: (identifiers, declared names, call/member candidates, has a lambda).
+class FileFacts:
+    """One file's masked text, plus which cues occur anywhere in it.
 
-    A dotted chain followed by `(` is a call (`Input.is_action_pressed`, `$Sprite.play`,
-    `create_timer` after `get_tree().`); a chain on a capitalised name not followed by `(` is
-    a member access (`Vector2.ZERO`). The name after `func` is a declaration, not a call, and
-    the parameters of `func name(...)` and of lambdas are declared names.
+    Facts are read per chunk, but most regexes cannot match in most files: checking each cue
+    once per file skips them for every chunk of that file (a chunk's text is a run of the
+    file's lines, so a cue absent from the file is absent from all its chunks).
     """
-    idents: list[str] = []
-    declared: list[str] = []
-    calls: list[str] = []
-    chain: list[str] = []
-    dotted = False
-    declare_next = ""
-    params_depth = 0  # >0 while inside a func's parameter list
-    expect_param = False
-    after_func = False
-    has_lambda = False
-    for tok in _TOKEN.findall(masked):
-        c = tok[0]
-        if c.isalpha() or c == "_":
-            if declare_next:
-                declared.append(tok)
-                after_func = declare_next == "func"
-                declare_next = ""
-                chain = []
-                dotted = False
-                if tok not in KEYWORDS:
-                    idents.append(tok)
-                continue
-            if expect_param:
-                declared.append(tok)
-                expect_param = False
-            if dotted and chain:
-                chain.append(tok)
-            else:
-                if len(chain) > 1 and chain[-2][0].isupper():
-                    calls.append(f"{chain[-2]}.{chain[-1]}")
-                chain = [tok]
-            dotted = False
-            if tok in KEYWORDS:
-                if tok in _DECLARES:
-                    declare_next = tok
-                    chain = []
-                    if tok == "func":
-                        after_func = True  # a lambda: `func(` opens its parameters
-            else:
-                idents.append(tok)
-            continue
-        if c == ".":
-            dotted = True
-            continue
-        if c == "(":
-            if after_func:
-                after_func = False
-                has_lambda = has_lambda or declare_next == "func"  # `func(`: no name, so a lambda
-                declare_next = ""
-                params_depth, expect_param = 1, True
-                chain = []
-                continue
-            if chain:
-                head = chain[-1] if len(chain) == 1 else f"{chain[-2]}.{chain[-1]}"
-                if len(chain) > 1 or head not in KEYWORDS or head in _CALLABLE_KEYWORDS:
-                    calls.append(head)
-            if params_depth:
-                params_depth += 1
-            chain = []
-            dotted = False
-            continue
-        if params_depth:
-            if c == ")":
-                params_depth -= 1
-                expect_param = expect_param and params_depth > 0
-            elif c == "," and params_depth == 1:
-                expect_param = True
-        if len(chain) > 1 and chain[-2][0].isupper():
-            calls.append(f"{chain[-2]}.{chain[-1]}")
-        if c in "$%" and not dotted:
-            chain = [tok]
-        elif not (c in "$%" and dotted):
-            chain = []
-        dotted = False
-        after_func = False
-    if len(chain) > 1 and chain[-2][0].isupper():
-        calls.append(f"{chain[-2]}.{chain[-1]}")
-    return list(dict.fromkeys(idents)), list(dict.fromkeys(declared)), list(dict.fromkeys(calls)), has_lambda
+
+    def __init__(self, text: str) -> None:
+        no_comments, masked = mask_comments(text)
+        self.nc_lines = no_comments.split("\n")
+        self.m_lines = masked.split("\n")
+        self._flags = [(name, cue, rx) for name, (cue, rx) in _FLAGS.items() if cue in masked]
+        self._rpc_cues = [cue for cue in _RPC_CUES if cue in masked]
+        self._annotations = "@" in masked
+        self._connect = "connect" in masked
+        self._paths = "$" in masked or "%" in masked or "get_node" in masked
+        self._refs = "://" in no_comments
+
+    def chunk(self, start: int, end: int) -> dict[str, Any]:
+        """Candidates and `extra` facts for the chunk on the file's 0-based rows [start, end)."""
+        masked = "\n".join(self.m_lines[start:end])
+        nc = "\n".join(self.nc_lines[start:end]) if self._paths or self._refs or self._connect else ""
+        return _facts(self, masked, nc)
 
 
-def gd_facts(code: str, code_no_comments: str, masked: str) -> dict[str, Any]:
-    """Candidates and `extra` facts for one GDScript chunk.
+def _facts(ff: FileFacts, masked: str, code_no_comments: str) -> dict[str, Any]:
+    paths = (
+        node_paths(code_no_comments)
+        if ff._paths and ("$" in masked or "%" in masked or "get_node" in masked)
+        else []
+    )
+    identifiers, declared, calls, has_lambda = scan(masked)
 
-    `code` is the original text, `code_no_comments` has comments removed, `masked` has comments
-    and string contents removed (same line breaks). Substring pre-checks skip regexes that
-    cannot match: this runs once per chunk and dominates chunking time.
-    """
-    has_path = "$" in masked or "%" in masked or "get_node" in masked
-    paths = node_paths(code_no_comments) if has_path else []
-    identifiers, declared, calls, has_lambda = _scan(masked)
-
-    declared_set = set(declared)
     # types and classes: capitalised identifiers in code positions (extends, annotations, calls, statics)
     symbols = [i for i in identifiers if i[0].isupper() and not i.isupper()]
     for p in paths:
         leaf = _LEAF.split(p.strip("$%\"'"))[-1]
         if leaf[:1].isupper() and _NAME.fullmatch(leaf):
             symbols.append(leaf)
-    symbols = [t for t in dict.fromkeys(symbols) if t not in declared_set and t not in KEYWORDS]
+    if symbols:
+        declared_set = set(declared)
+        symbols = [t for t in dict.fromkeys(symbols) if t not in declared_set and t not in KEYWORDS]
 
-    refs = _RES_REF.findall(code_no_comments) if "://" in code_no_comments else []
-    refs = list(dict.fromkeys(refs + paths))
+    refs = _RES_REF.findall(code_no_comments) if ff._refs and "://" in code_no_comments else []
+    refs = list(dict.fromkeys(refs + paths)) if refs or paths else []
 
-    syntax: dict[str, Any] = {
-        name: (cue in masked and rx.search(masked) is not None) for name, (cue, rx) in _FLAGS.items()
-    }
+    syntax = dict(_NO_FLAGS)
+    for name, cue, rx in ff._flags:
+        if cue in masked and rx.search(masked) is not None:
+            syntax[name] = True
     syntax["lambda"] = has_lambda
-    rpc = _RPC.search(masked) if any(cue in masked for cue in _RPC_CUES) else None
+    rpc = _RPC.search(masked) if any(cue in masked for cue in ff._rpc_cues) else None
     syntax["rpc_keyword"] = rpc.group(1) if rpc else None
-    syntax["annotations"] = sorted({f"@{a}" for a in _ANNOTATION.findall(masked)}) if "@" in masked else []
-    has_connect = "connect" in masked
+    syntax["annotations"] = (
+        sorted({f"@{a}" for a in _ANNOTATION.findall(masked)}) if ff._annotations and "@" in masked else []
+    )
+    has_connect = ff._connect and "connect" in masked
     syntax["callable_connect"] = has_connect and _CALLABLE_CONNECT.search(code_no_comments) is not None
     syntax["string_connect"] = has_connect and _STRING_CONNECT.search(code_no_comments) is not None
-    syntax["unique_node"] = any(p.startswith(("%", "$%")) for p in paths)
+    syntax["unique_node"] = any(p.startswith(("%", "$%")) for p in paths) if paths else False
     return {
         "symbol_candidates": symbols,
         "api_call_candidates": calls,

@@ -18,7 +18,7 @@ from typing import Any
 import tree_sitter_gdscript
 from tree_sitter import Language, Node, Parser
 
-from agent.parse.facts import gd_facts, mask_comments
+from agent.parse.facts import FileFacts
 from agent.parse.text import Lines, is_code_line
 
 _DECL_NODES = {
@@ -102,6 +102,7 @@ def _name(node: Node) -> str | None:
     return n.text.decode("utf-8", "replace") if n is not None and n.text is not None else None
 
 
+_VAR_NAME = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)")
 _DECL_START = re.compile(
     rb"^(?:@|func\b|static\b|var\b|const\b|signal\b|class\b|class_name\b|enum\b|extends\b|export\b|onready\b"
     rb"|remote\b|master\b|puppet\b|remotesync\b|mastersync\b|puppetsync\b)"
@@ -247,9 +248,8 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     tree = _parser().parse(to_parse)
     pieces = _cover(_pieces(tree.root_node, to_parse.split(b"\n")), lines)
 
-    no_comments, masked = mask_comments(text)
-    nc_lines = no_comments.split("\n")
-    m_lines = masked.split("\n")
+    facts = FileFacts(text)
+    m_lines = facts.m_lines
 
     extends_text = "\n".join(
         lines.slice(p.start + 1, p.end + 1) for p in pieces if p.kind in ("class_extends", "class_name")
@@ -258,7 +258,7 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     for p in pieces:
         if p.kind == "declaration_group":
             for r in range(p.start, p.end + 1):
-                for m in re.finditer(r"\b(?:var|const)\s+([A-Za-z_]\w*)", m_lines[r]):
+                for m in _VAR_NAME.finditer(m_lines[r]):
                     decl_text.setdefault(m.group(1), lines.lines[r])
 
     drafts: list[dict[str, Any]] = []
@@ -267,15 +267,15 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     for p in pieces:
         first, last = p.start + 1, min(p.end + 1, len(lines))
         code = lines.slice(first, last)
-        facts = gd_facts(code, "\n".join(nc_lines[p.start : last]), "\n".join(m_lines[p.start : last]))
+        chunk_facts = facts.chunk(p.start, last)
         counters[p.kind] = counters.get(p.kind, 0) + 1
         label = str(counters[p.kind]) if p.kind in _ORDINAL_KINDS or not p.name else p.name
         local_id = f"{p.kind}:{label}"
         seen[local_id] = seen.get(local_id, 0) + 1
         if seen[local_id] > 1:
             local_id = f"{local_id}~{seen[local_id]}"
-        extra = facts["extra"]
-        rec = sorted({recovered[r] for r in range(p.start, last) if r in recovered})
+        extra = chunk_facts["extra"]
+        rec = sorted({recovered[r] for r in range(p.start, last) if r in recovered}) if recovered else []
         if rec:
             extra["recovered"] = rec
             if rec == ["sync keyword"] or "sync keyword" in rec:
@@ -284,11 +284,10 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
             extra["leading_annotations"] = p.notes
         context = ""
         if p.kind in ("function", "inner_class", "unparsed"):
-            used = [
-                decl_text[i]
-                for i in extra["identifiers"]
-                if i in decl_text and i not in extra["declared_names"]
-            ]
+            used: list[str] = []
+            if decl_text:
+                declared = set(extra["declared_names"])
+                used = [decl_text[i] for i in extra["identifiers"] if i in decl_text and i not in declared]
             context = "\n".join([extends_text, *used[:12]]).strip()
         elif p.kind not in ("class_extends", "class_name", "tool"):
             context = extends_text
@@ -304,9 +303,9 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
                 "start_byte": start_byte,
                 "end_byte": end_byte,
                 "code_text": code,
-                "symbol_candidates": facts["symbol_candidates"],
-                "api_call_candidates": facts["api_call_candidates"],
-                "reference_candidates": facts["reference_candidates"],
+                "symbol_candidates": chunk_facts["symbol_candidates"],
+                "api_call_candidates": chunk_facts["api_call_candidates"],
+                "reference_candidates": chunk_facts["reference_candidates"],
                 "surrounding_context": context,
                 "parse_status": p.status,
                 "extra": extra,
