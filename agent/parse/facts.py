@@ -23,6 +23,7 @@ grammar could not read, so broken code still yields search cues.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
 from agent.parse.scan import KEYWORDS, scan
@@ -59,28 +60,34 @@ class _Unique:
 _UNIQUE = _Unique
 _RES_REF = re.compile(r"\b(?:res|user|uid)://[^\s\"')\]]*")
 _GET_NODE_STR = re.compile(r"get_node(?:_or_null)?\s*\(\s*[\"']([^\"'\n]+)[\"']")
+# Every pattern below starts with a literal, so the regex engine jumps between occurrences of it
+# instead of trying each position: `\bX` is written `X(?<!\wX)` and a line-start `^` is a `\n`
+# searched in "\n" + text (same matches, 10-50x faster). None of them crosses a line break.
 _RPC = re.compile(
-    r"^[ \t]*(remotesync|mastersync|puppetsync|remote|master|puppet|sync|slave)[ \t]+(?:func|var|static)\b",
-    re.M,
+    r"\n[ \t]*(remotesync|mastersync|puppetsync|remote|master|puppet|sync|slave)[ \t]+(?:func|var|static)\b"
 )
 _STRING_CONNECT = re.compile(r"connect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[^,()\n]+,\s*[\"']")
 _CALLABLE_CONNECT = re.compile(r"\.\s*connect\s*\(\s*(?![\"'\s)])")
-# flag -> (substring that must be present, regex that decides)
-_FLAGS: dict[str, tuple[str, re.Pattern[str]]] = {
-    "tool": ("tool", re.compile(r"^(?:tool|@tool)\b", re.M)),
-    "export_keyword": ("export", re.compile(r"^[ \t]*export\b", re.M)),
-    "onready_keyword": ("onready", re.compile(r"^[ \t]*onready\b", re.M)),
-    "setget": ("setget", re.compile(r"\bsetget\b")),
-    "yield": ("yield", re.compile(r"\byield[ \t]*\(")),
-    "await": ("await", re.compile(r"\bawait\b")),
-    "typed_array": ("Array", re.compile(r"\bArray[ \t]*\[")),
-    "super_call": ("super", re.compile(r"\bsuper[ \t]*[.(]")),
-    "property_accessors": ("et", re.compile(r"^[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*:", re.M)),
+# flag -> (substring that must be present, regex that decides, whether it is searched in "\n" + text)
+_FLAGS: dict[str, tuple[str, re.Pattern[str], bool]] = {
+    "tool": ("tool", re.compile(r"\n(?:tool|@tool)\b"), True),
+    "export_keyword": ("export", re.compile(r"\n[ \t]*export\b"), True),
+    "onready_keyword": ("onready", re.compile(r"\n[ \t]*onready\b"), True),
+    "setget": ("setget", re.compile(r"setget(?<!\wsetget)\b"), False),
+    "yield": ("yield", re.compile(r"yield(?<!\wyield)[ \t]*\("), False),
+    "await": ("await", re.compile(r"await(?<!\wawait)\b"), False),
+    "typed_array": ("Array", re.compile(r"Array(?<!\wArray)[ \t]*\["), False),
+    "super_call": ("super", re.compile(r"super(?<!\wsuper)[ \t]*[.(]"), False),
+    "property_accessors": (
+        "et",  # `set(` and `get` both contain it
+        re.compile(r"\n[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*:"),
+        True,
+    ),
 }
 _RPC_CUES = ("remote", "master", "puppet", "sync", "slave")
 _LEAF = re.compile(r"[/%$\"']")
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_ANNOTATION = re.compile(r"(?<![\w])@([A-Za-z_]\w*)")
+_ANNOTATION = re.compile(r"@(?<!\w@)([A-Za-z_]\w*)")
 
 
 def mask_comments(text: str) -> tuple[str, str]:
@@ -123,20 +130,26 @@ _NO_FLAGS: dict[str, Any] = dict.fromkeys(_FLAGS, False)
 
 
 class FileFacts:
-    """One file's masked text, plus which cues occur anywhere in it.
+    """One file's masked text, plus where the line-local syntax cues occur in it.
 
-    Facts are read per chunk, but most regexes cannot match in most files: checking each cue
-    once per file skips them for every chunk of that file (a chunk's text is a run of the
-    file's lines, so a cue absent from the file is absent from all its chunks).
+    Facts are read per chunk, but the syntax flags, rpc keyword and annotations are all found
+    by regexes that never cross a line break, so each runs once over the whole file and the
+    rows it matched are looked up per chunk (a chunk is a run of whole rows). Cues for the
+    other facts are checked once per file too: absent from the file, absent from every chunk.
     """
 
     def __init__(self, text: str) -> None:
         no_comments, masked = mask_comments(text)
         self.nc_lines = no_comments.split("\n")
         self.m_lines = masked.split("\n")
-        self._flags = [(name, cue, rx) for name, (cue, rx) in _FLAGS.items() if cue in masked]
-        self._rpc_cues = [cue for cue in _RPC_CUES if cue in masked]
-        self._annotations = "@" in masked
+        line_masked = "\n" + masked
+        self._flag_rows = [
+            (name, rows)
+            for name, (cue, rx, at_line_start) in _FLAGS.items()
+            if cue in masked and (rows := _rows(rx, line_masked if at_line_start else masked))
+        ]
+        self._rpc_rows = _rows(_RPC, line_masked, 1) if any(cue in masked for cue in _RPC_CUES) else []
+        self._annotation_rows = _rows(_ANNOTATION, masked, 1) if "@" in masked else []
         self._connect = "connect" in masked
         self._paths = "$" in masked or "%" in masked or "get_node" in masked
         self._refs = "://" in no_comments
@@ -145,7 +158,38 @@ class FileFacts:
         """Candidates and `extra` facts for the chunk on the file's 0-based rows [start, end)."""
         masked = "\n".join(self.m_lines[start:end])
         nc = "\n".join(self.nc_lines[start:end]) if self._paths or self._refs or self._connect else ""
-        return _facts(self, masked, nc)
+        facts = _facts(self, masked, nc)
+        syntax = facts["extra"]["syntax"]
+        for name, rows in self._flag_rows:
+            i = bisect_left(rows, (start,))
+            if i < len(rows) and rows[i][0] < end:
+                syntax[name] = True
+        if self._rpc_rows:
+            i = bisect_left(self._rpc_rows, (start,))
+            if i < len(self._rpc_rows) and self._rpc_rows[i][0] < end:
+                syntax["rpc_keyword"] = self._rpc_rows[i][1]
+        if self._annotation_rows:
+            i = bisect_left(self._annotation_rows, (start,))
+            j = bisect_left(self._annotation_rows, (end,), i)
+            if j > i:
+                syntax["annotations"] = sorted({f"@{a}" for _, a in self._annotation_rows[i:j]})
+        return facts
+
+
+def _rows(rx: re.Pattern[str], text: str, group: int = 0) -> list[tuple[int, str]]:
+    r"""(0-based row, matched group) of each match of a regex that never spans a line break.
+
+    Also right for a line-start pattern searched in `"\n" + text`: its match starts at the `\n`
+    that opens its row, and the line breaks before that one number the rows before it.
+    """
+    out = []
+    row = pos = 0
+    for m in rx.finditer(text):
+        start = m.start()
+        row += text.count("\n", pos, start)
+        pos = start
+        out.append((row, m.group(group)))
+    return out
 
 
 def _facts(ff: FileFacts, masked: str, code_no_comments: str) -> dict[str, Any]:
@@ -169,16 +213,10 @@ def _facts(ff: FileFacts, masked: str, code_no_comments: str) -> dict[str, Any]:
     refs = _RES_REF.findall(code_no_comments) if ff._refs and "://" in code_no_comments else []
     refs = list(dict.fromkeys(refs + paths)) if refs or paths else []
 
-    syntax = dict(_NO_FLAGS)
-    for name, cue, rx in ff._flags:
-        if cue in masked and rx.search(masked) is not None:
-            syntax[name] = True
+    syntax = dict(_NO_FLAGS)  # flags, rpc keyword and annotations: set by FileFacts.chunk from rows
     syntax["lambda"] = has_lambda
-    rpc = _RPC.search(masked) if any(cue in masked for cue in ff._rpc_cues) else None
-    syntax["rpc_keyword"] = rpc.group(1) if rpc else None
-    syntax["annotations"] = (
-        sorted({f"@{a}" for a in _ANNOTATION.findall(masked)}) if ff._annotations and "@" in masked else []
-    )
+    syntax["rpc_keyword"] = None
+    syntax["annotations"] = []
     has_connect = ff._connect and "connect" in masked
     syntax["callable_connect"] = has_connect and _CALLABLE_CONNECT.search(code_no_comments) is not None
     syntax["string_connect"] = has_connect and _STRING_CONNECT.search(code_no_comments) is not None
