@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 TASK_TYPES = ("version_check", "migration", "explain", "general")
 
 _CUES: dict[str, str] = {
-    "Godot 3": r"godot\s*-?\s*3|\bgd\s*3\b|\b3\.x\b|годо\w*\s*3|고도\s*3",
-    "Godot 4": r"godot\s*-?\s*4|\bgd\s*4\b|\b4\.x\b|годо\w*\s*4|고도\s*4",
+    "Godot 3": r"godot\s*[-:]?\s*3|\bgd\s*3\b|\b3\.x\b|годо\w*\s*3|고도\s*3",
+    "Godot 4": r"godot\s*[-:]?\s*4|\bgd\s*4\b|\b4\.x\b|годо\w*\s*4|고도\s*4",
     "migration": r"migrat|convert|conversion|\bport(?:ing)?\b|upgrad"
     r"|변환|마이그레이션|이전|업그레이드|转换|迁移|升级|移植"
     r"|миграц|перенос|перенес|конверт|преобраз|обнов",
@@ -37,6 +37,13 @@ _VERSION_QUESTION = re.compile(
     re.I,
 )
 _COMPILED = {term: re.compile(rx, re.I) for term, rx in _CUES.items()}
+# "Godot: 3 or 4", "Godot 3 или 4", "godot 4/3": a version, then the other one after "or" and alike
+_VERSION_PAIR = re.compile(
+    r"(?:godot|годо\w*|고도|\bgd)[\s:,\-]*(?:v\.?\s*)?([34])(?:\.x)?[\s,]*"
+    r"(?:or|vs\.?|/|или|либо|还是|或者|或|또는|아니면|이야|이냐|인지)\s*"
+    r"(?:godot\s*|годо\w*\s*|고도\s*|v\.?\s*)?([34])(?!\d)",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,9 @@ def detect_intent(prompt: str) -> Intent:
     if not text:
         return Intent(task_type="version_check", prompt_terms=[], language="unknown")
     terms = [term for term, rx in _COMPILED.items() if rx.search(text)]
+    versions = {f"Godot {v}" for m in _VERSION_PAIR.finditer(text) for v in m.groups()}
+    if versions - set(terms):
+        terms = [term for term in _CUES if term in terms or term in versions]
     if _VERSION_QUESTION.search(text) and (
         "Godot 3" in terms or "Godot 4" in terms or "migration" not in terms
     ):
