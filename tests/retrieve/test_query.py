@@ -128,7 +128,7 @@ def test_transmission_checks(mini):
         ("解释这段代码", "explain", ["description"], "zh"),
         ("Перенеси этот код на Godot 4", "migration", ["Godot 4", "migration"], "ru"),
         ("Объясни, что делает эта функция", "explain", ["description"], "ru"),
-        ("Какая версия Godot: 3 или 4?", "version_check", [], "ru"),
+        ("Какая версия Godot: 3 или 4?", "version_check", ["Godot 3", "Godot 4"], "ru"),
         ("hello", "general", [], "en"),
         ("", "version_check", [], "unknown"),
     ],
