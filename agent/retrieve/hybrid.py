@@ -55,6 +55,10 @@ class RetrievalConfig:
         return float(getattr(self, f"weight_{leg}"))
 
 
+def _embed_text(query: RetrieverQuery) -> str:
+    return query.query_text or query.raw_chunk_text
+
+
 class Retriever:
     """One `RetrieverQuery` -> one `EvidenceBundle`; sync and thread-safe (pool + locked embedder)."""
 
@@ -69,7 +73,7 @@ class Retriever:
         self.config = config or RetrievalConfig()
         self.last_timings: dict[str, float] = {}
 
-    def _params(self, query: RetrieverQuery) -> tuple[dict[str, Any], int, list[str]]:
+    def _params(self, query: RetrieverQuery, vector=None) -> tuple[dict[str, Any], int, list[str]]:
         terms = exact_terms(query)
         idents, words = keyword_text(query, terms)
         probes = trigram_probes(terms, self.config.trigram_probes)
@@ -78,15 +82,18 @@ class Retriever:
             "dotted": [t for t in terms if "." in t],
             "idents": idents,
             "words": words,
-            "qv": self.embedder.embed_query(query.query_text or query.raw_chunk_text),
+            "qv": vector if vector is not None else self.embedder.embed_query(_embed_text(query)),
         }
         params.update({f"p{i}": p for i, p in enumerate(probes)})
         return params, len(probes), terms
 
-    def retrieve(self, query: RetrieverQuery) -> EvidenceBundle:
-        """Search all three tables for one chunk's query and fuse the legs."""
+    def retrieve(self, query: RetrieverQuery, *, vector=None) -> EvidenceBundle:
+        """Search all three tables for one chunk's query and fuse the legs.
+
+        `vector` (optional) is the query embedding when the caller batched it (`retrieve_many`).
+        """
         t0 = time.perf_counter()
-        params, n_probes, terms = self._params(query)
+        params, n_probes, terms = self._params(query, vector)
         t1 = time.perf_counter()
         k = {t: self.config.top_k(t) * self.config.candidates_factor for t in TABLES}
         statement = build_statement(n_probes=n_probes, k=k)
@@ -100,6 +107,11 @@ class Retriever:
         self.last_timings = {"embed_ms": (t1 - t0) * 1000, "sql_ms": (t2 - t1) * 1000,
                              "total_ms": (time.perf_counter() - t0) * 1000}
         return bundle
+
+    def retrieve_many(self, queries: list[RetrieverQuery]) -> list[EvidenceBundle]:
+        """Same as `retrieve` per query, with one batched embedding call (much cheaper per query on CPU)."""
+        vectors = self.embedder.embed_documents([_embed_text(q) for q in queries])
+        return [self.retrieve(q, vector=v) for q, v in zip(queries, vectors)]
 
     def _fuse(self, query: RetrieverQuery, rows: list[dict], terms: list[str]) -> EvidenceBundle:
         cfg = self.config
