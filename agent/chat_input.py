@@ -25,7 +25,8 @@ def split_link(text: str) -> tuple[str | None, str]:
     if not m:
         return None, text
     url = m.group(0).rstrip(".,;:!?'\"")
-    return url, (text[: m.start()] + text[m.start() + len(url):]).strip()
+    rest = (text[: m.start()] + text[m.end():]).strip()
+    return url, rest
 
 
 def split_prompt_and_code(text: str) -> tuple[str, str]:

@@ -148,7 +148,7 @@ def explain_chunk(chunk: ChunkDict, report: Mapping[str, Any], code: str | None 
         return f"**{_where(chunk)}** is not judged yet (status: {status})."
     migration = "needs migration" if j.get("migration_required") else "needs no migration"
     out = [
-        f"**{_where(chunk)}** (`{_name(chunk)}`): signal **{j.get('version_signal')}**, label "
+        f"**{_where(chunk)}** (`{chunk.get('name') or chunk.get('chunk_kind')}`): signal **{j.get('version_signal')}**, label "
         f"`{j.get('label')}`, {migration} (confidence {j.get('confidence', 0):.2f}).",
         f"- rationale: {j.get('rationale', '')}",
     ]
@@ -239,7 +239,8 @@ async def _general(question: str, report: Mapping[str, Any], retrieve: RetrieveF
     flagged = [c for c in report.get("chunks") or [] if _is_flagged(c)]
     out = [f"This thread's run is **{verdict.get('label', report.get('status'))}**."]
     if flagged:
-        out.append("Flagged chunks: " + ", ".join(f"{_where(c)} (`{_name(c)}`)" for c in flagged[:8]) + ".")
+        out.append("Flagged chunks: " + ", ".join(
+            f"{_where(c)} (`{c.get('name') or c.get('chunk_kind')}`)" for c in flagged[:8]) + ".")
     out.append('Ask about one of them, e.g. "explain chunk 2" or "why is player.gd flagged?".')
     if retrieve is not None:
         terms = [t for t in _IDENT.findall(question) if any(ch.isupper() for ch in t) or "_" in t][:8]

@@ -120,16 +120,32 @@ def excluded_markdown(report: Mapping[str, Any], limit: int = 40) -> str:
 def direct_answer_markdown(report: Mapping[str, Any]) -> str:
     """For a single snippet: the short answer, and the suggested Godot 4 code when a migration applies."""
     answer = report.get("direct_answer") or {}
-    if not answer.get("text"):
+    text = answer.get("text") or answer.get("answer")
+    if not text:
         return ""
-    out = [str(answer["text"])]
+    out = [str(text)]
     if answer.get("suggested_code"):
         out += ["", "Suggested Godot 4 code:", _fence(str(answer["suggested_code"]))]
     return "\n".join(out)
 
 
+NOT_GODOT = (
+    "This does not look like Godot code, so there is nothing to check for Godot 3 or 4 "
+    "(every piece was judged `non_godot_noise`). Send GDScript, a `.tscn` scene or `project.godot`, "
+    "or a GitHub link to a Godot project."
+)
+
+
+def is_noise_only(report: Mapping[str, Any]) -> bool:
+    """Every judged chunk is non-Godot text."""
+    labels = [(c.get("judgment") or {}).get("label") for c in report.get("chunks") or []]
+    return bool(labels) and all(label == "non_godot_noise" for label in labels)
+
+
 def final_markdown(report: Mapping[str, Any]) -> str:
     """The whole closing answer: direct answer, verdict, migration items, excluded files."""
+    if is_noise_only(report):
+        return NOT_GODOT + "\n\n" + verdict_markdown(report)
     parts = [direct_answer_markdown(report), verdict_markdown(report), migration_markdown(report)]
     parts.append(excluded_markdown(report))
     return "\n\n".join(p for p in parts if p)
@@ -217,11 +233,11 @@ def trace_markdown(chunk: Mapping[str, Any], trace: Mapping[str, Any] | None) ->
 def chunk_step_name(chunk: Mapping[str, Any]) -> str:
     """`#5 player.gd L12-L26 · _process`: the number users can ask about ("explain chunk 5")."""
     number = int(chunk.get("chunk_order", 0)) + 1
-    name = chunk_label(chunk.get("source_file", ""), chunk.get("start_line"), chunk.get("end_line"))
+    where = chunk_label(chunk.get("source_file", ""), chunk.get("start_line"), chunk.get("end_line"))
     kind = chunk.get("chunk_kind") or ""
     name = str(chunk.get("chunk_id", "")).rsplit(":", 1)[-1]
     tail = {"function": name, "inner_class": f"class {name}", "signal": f"signal {name}"}.get(kind, kind)
-    return f"#{number} {name} · {tail}" if tail else f"#{number} {name}"
+    return f"#{number} {where} · {tail}" if tail else f"#{number} {where}"
 
 
 def progress_line(done: int, total: int, counts: Mapping[str, int]) -> str:

@@ -6,6 +6,8 @@ import re
 import time
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 VIEWPORT = {"width": 1400, "height": 1000}
 ANALYSIS_TIMEOUT_MS = 150_000
 
@@ -26,10 +28,15 @@ def login(page, base_url: str, user: str, password: str) -> dict[str, float]:
 
 def send(page, text: str) -> float:
     """Type a message and submit it; returns the monotonic time of the click."""
-    box = page.locator("#chat-input")
-    box.fill(text)
-    page.locator("#chat-submit").click()
-    return time.monotonic()
+    page.locator("#stop-button").wait_for(state="detached", timeout=ANALYSIS_TIMEOUT_MS)
+    for _ in range(3):  # the composer may re-render right after a reply and drop what was typed
+        page.locator("#chat-input").fill(text)
+        try:
+            page.locator("#chat-submit:not([disabled])").click(timeout=5_000)
+            return time.monotonic()
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError("the message could not be sent")
 
 
 def upload(page, paths: list[Path], text: str = "") -> float:

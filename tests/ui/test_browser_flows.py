@@ -27,7 +27,8 @@ TIMINGS: dict[str, float] = {}
 
 @pytest.fixture(scope="module")
 def server(make_server, artifacts_dir: Path):
-    s = make_server()
+    # A small paste limit so the over-limit message is cheap to trigger; no network for clones.
+    s = make_server(GODOT_RAG_MAX_FILE_BYTES="4000", GODOT_RAG_CLONE_TIMEOUT="10")
     TIMINGS["server_start_s"] = s.start()
     yield s
     s.stop()
@@ -123,3 +124,35 @@ def test_flow5_login_required_and_anonymous_refused(server, page, artifacts_dir)
     login(page, server.url, "alice", USERS["alice"])
     assert page.locator("#chat-input").count() == 1
     _shot(page, artifacts_dir, "flow5-logged-in")
+
+
+def _reply_after(page, sent_count: int):
+    """The assistant's message that answers our `sent_count`-th message."""
+    page.wait_for_function(
+        "n => document.querySelectorAll('.ai-message').length >= n", arg=sent_count + 1, timeout=60_000
+    )
+    return page.locator(".ai-message").nth(sent_count).inner_text()
+
+
+def test_bad_input_gets_clear_messages_and_never_a_traceback(server, page, artifacts_dir, tmp_path):
+    login(page, server.url, "bob", USERS["bob"])
+    send(page, "https://gitlab.com/someone/game")
+    assert "is not github.com" in _reply_after(page, 1)
+    send(page, "please look at https://github.com/godot-rag-test-owner/no-such-repo")
+    assert "Could not fetch" in _reply_after(page, 2)
+    send(page, "extends Node\n" + "var padding_value_for_the_limit_test = 1234567890\n" * 90)
+    reply = _reply_after(page, 3)
+    assert "over the file size limit of 4,000" in reply
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as zf:
+        zf.writestr("../../outside.gd", "extends Node\n")
+    upload(page, [evil])
+    assert "Refused" in _reply_after(page, 4)
+    page.locator(".ai-message").nth(4).scroll_into_view_if_needed()
+    _shot(page, artifacts_dir, "bad-input-refusals")
+    send(page, "Can you check this?\nfunction add(a, b) { return a + b; }\nconsole.log(add(1, 2));\nlet t = add(3, 4);")
+    wait_verdict(page)
+    polite = page.get_by_text("does not look like Godot code").last
+    polite.scroll_into_view_if_needed()
+    _shot(page, artifacts_dir, "bad-input-not-godot")
+    assert "Traceback" not in page.locator("body").inner_text()
