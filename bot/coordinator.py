@@ -83,12 +83,10 @@ class Coordinator:
         if embed is not None:
             kwargs["embed"] = embed
         text = self.clean(content) if content else None
+        if text is not None:
+            kwargs["content"] = text
         if interaction.response.is_done():
-            await interaction.followup.send(text, **kwargs) if text else await interaction.followup.send(
-                **kwargs
-            )
-        elif text:
-            await interaction.response.send_message(text, **kwargs)
+            await interaction.followup.send(**kwargs)
         else:
             await interaction.response.send_message(**kwargs)
 
@@ -209,6 +207,7 @@ class Coordinator:
             raise  # shutting down: the mapping row stays 'running', the next start resumes it
         except Exception:
             log.exception("run %s failed", run_id)
+            await self.store.abandon(run_id)  # no retry loop at every start; /resume reopens it
             await target.send(
                 self.clean(f"Run `{run_id}` stopped on an internal error. Try `/resume {run_id}` later."),
                 allowed_mentions=no_mentions(),
