@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from agent.settings import Settings
+from agent.settings import PROJECT_ROOT, Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,7 +57,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     docs = args.docs or settings.docs_dir
     if docs is None or not Path(docs).is_dir():
-        looked = args.docs or settings.docs_dir or default_docs_dir() or (Path(__file__).resolve().parents[2].parent / "shared" / "godot-docs")
+        looked = args.docs or settings.docs_dir or default_docs_dir() or (PROJECT_ROOT.parent / "shared" / "godot-docs")
         print(
             f"error: docs corpus not found (looked in {looked}). Pass --docs DIR or set GODOT_RAG_DOCS_DIR "
             "to a directory holding manifest.json and pages/.",

@@ -16,6 +16,8 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TABLE_SEP = re.compile(r"^\s*-{3,}(\s*\|\s*-{3,})+\s*$")
 _BULLET = re.compile(r"^(\s*)[*-] (.*)$")
 _FOOTER_MARKERS = ("Built with Sphinx", "Please read the User-contributed notes policy")
+_TAB_LABELS = re.compile(r"^(GDScript|C#|C\+\+|GLSL|Shader|Python|Bash|Windows|Linux|macOS)+$")
+"""Code-tab captions ("GDScriptC#") left over from the HTML: UI text, not documentation."""
 
 
 @dataclass
@@ -111,7 +113,9 @@ def parse_blocks(text: str) -> list[Block]:
             j += 1
         if not para:  # defensive: never loop forever on an unexpected line
             para, j = [line.strip()], i + 1
-        blocks.append(Block("paragraph", text=_clean_inline(" ".join(para))))
+        text_ = _clean_inline(" ".join(para))
+        if not _TAB_LABELS.match(text_):
+            blocks.append(Block("paragraph", text=text_))
         i = j
     return blocks
 

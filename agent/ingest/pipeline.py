@@ -8,7 +8,6 @@ checks -> docs_chunks.jsonl -> api_mapping.jsonl -> label_prototypes.jsonl -> va
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import sys
@@ -21,7 +20,7 @@ import numpy as np
 
 from agent.embeddings import Embedder, get_embedder
 from agent.ingest.check import retrieval_check
-from agent.ingest.chunks import CONVERTER_VERSION, Page, page_chunks
+from agent.ingest.chunks import CONVERTER_VERSION, page_chunks
 from agent.ingest.corpus import Corpus, Issue, load_corpus
 from agent.ingest.evidence import EvidenceIndex
 from agent.ingest.mappings import build_mappings
@@ -45,7 +44,6 @@ from agent.ingest.validate import check_evidence, check_records, read_jsonl
 from agent.settings import Settings
 from agent.storage import connection, migrate
 
-log = logging.getLogger(__name__)
 
 CHUNKS_FILE = "docs_chunks.jsonl"
 MAPPING_FILE = "api_mapping.jsonl"
@@ -288,10 +286,15 @@ def load_jsonl(
     lazy = _LazyEmbedder(settings, embedder)
     t0 = time.perf_counter()
     chunks = check_records("docs_chunks", read_jsonl(out_dir / CHUNKS_FILE, "docs_chunks", issues), issues)
-    mappings = check_records("api_mapping", read_jsonl(out_dir / MAPPING_FILE, "api_mapping", issues), issues)
-    protos = check_records(
-        "label_prototypes", read_jsonl(out_dir / PROTOTYPES_FILE, "label_prototypes", issues), issues
-    )
+    raw_mappings = read_jsonl(out_dir / MAPPING_FILE, "api_mapping", issues)
+    raw_protos = read_jsonl(out_dir / PROTOTYPES_FILE, "label_prototypes", issues)
+    # rows that exist in the files but fail validation keep their previous DB version
+    generated = {
+        "api_mapping": [str(r.get("mapping_id")) for r in raw_mappings],
+        "label_prototypes": [str(r.get("prototype_id")) for r in raw_protos],
+    }
+    mappings = check_records("api_mapping", raw_mappings, issues)
+    protos = check_records("label_prototypes", raw_protos, issues)
     chunk_ids = {c["chunk_id"] for c in chunks}
     mappings = check_evidence("api_mapping", mappings, chunk_ids, set(), issues)
     mapping_ids = {m["mapping_id"] for m in mappings}
@@ -335,12 +338,13 @@ def load_jsonl(
         t2 = time.perf_counter()
         summary.mappings = len(mappings)
         summary.mappings_embedded = _upsert_keyed(
-            conn, lazy, "api_mapping", "mapping_id", mappings, mapping_embedding_text, upsert_mappings, progress, summary
+            conn, lazy, "api_mapping", "mapping_id", mappings, mapping_embedding_text, upsert_mappings, progress, summary,
+            generated["api_mapping"],
         )
         summary.prototypes = len(protos)
         summary.prototypes_embedded = _upsert_keyed(
             conn, lazy, "label_prototypes", "prototype_id", protos, prototype_embedding_text, upsert_prototypes,
-            progress, summary,
+            progress, summary, generated["label_prototypes"],
         )
         summary.timings["mappings_prototypes"] = time.perf_counter() - t2
         if new_records:
@@ -358,7 +362,7 @@ def load_jsonl(
     return summary
 
 
-def _upsert_keyed(conn, lazy, table, id_col, records, text_of, upsert, progress, summary) -> int:
+def _upsert_keyed(conn, lazy, table, id_col, records, text_of, upsert, progress, summary, keep_ids) -> int:
     """Upsert only changed records; embed only those whose embedding text changed or has no vector."""
     known = existing_shas(conn, table, id_col)
     todo, need_vec = [], []
@@ -374,7 +378,7 @@ def _upsert_keyed(conn, lazy, table, id_col, records, text_of, upsert, progress,
     vecs = _embed(lazy, [text_of(r) for r in need_vec], progress=progress, desc=f"embedding {table}")
     summary.embed_seconds += time.perf_counter() - te
     upsert(conn, todo, {r[id_col]: v for r, v in zip(need_vec, vecs, strict=True)})
-    delete_stale(conn, table, id_col, [r[id_col] for r in records])
+    delete_stale(conn, table, id_col, keep_ids)
     return len(need_vec)
 
 

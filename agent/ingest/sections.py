@@ -66,7 +66,7 @@ _METHOD = re.compile(
     r"(?P<q>(?: (?:const|virtual|vararg|static|required|abstract))*)$"
 )
 _OPERATOR = re.compile(r"^(?P<ret>[\w.]+(?:\[[\w., ]+\])?) operator (?P<op>\S+) \((?P<args>.*)\)$")
-_PROPERTY = re.compile(r"^(?P<type>[\w.]+(?:\[[\w., ]+\])?) (?P<name>[A-Za-z_]\w*)(?: = `.*`)?$")
+_PROPERTY = re.compile(r"^(?P<type>[\w.]+(?:\[[\w., ]+\])?) (?P<name>[A-Za-z_][\w/]*)(?: = `.*`)?$")
 _CONSTANT = re.compile(r"^(?P<name>[A-Z_][A-Z0-9_]*) = `.*`$")
 _ENUM = re.compile(r"^(?P<kw>enum|flags) (?P<name>\w+):$")
 _ENUM_VALUE = re.compile(r"^(?P<type>[\w.]+) (?P<name>[A-Z_][A-Z0-9_]*) = `.*`$")
@@ -94,7 +94,7 @@ def _summary_names(block: Block, kind: str) -> set[str]:
             m = re.match(r"([A-Za-z_@]\w*)\(", cells[1])
             if m:
                 names.add(m.group(1))
-        elif len(cells) >= 2 and re.fullmatch(r"[A-Za-z_]\w*", cells[1]):
+        elif len(cells) >= 2 and re.fullmatch(r"[A-Za-z_][\w/]*", cells[1]):
             names.add(cells[1])
         if kind == "theme-property" and len(cells) >= 3 and re.fullmatch(r"[A-Za-z_]\w*", cells[2]):
             names.add(cells[2])
@@ -180,7 +180,7 @@ def _member_drafts(
             name, sig = head
             member = f"{cls}.{name}"
             cur = Draft(
-                anchor=f"class-{cslug}-{kind}-{slug(name).replace('@', '')}",
+                anchor=f"class-{cslug}-{kind}-{slug(name.replace('/', '-')).replace('@', '')}",
                 heading=name,
                 section_path=[cls, section, name],
                 units=[Unit(sig)],

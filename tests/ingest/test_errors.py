@@ -94,7 +94,11 @@ def test_bad_jsonl_lines_are_reported_and_the_rest_goes_in(tmp_path: Path, db):
         fh.write("{not json\n")
         fh.write(json.dumps({**chunk, "chunk_id": "test:no-content", "content": None}) + "\n")
         fh.write(json.dumps(chunk) + "\n")  # duplicate id
-    mapping = json.loads((out / "api_mapping.jsonl").read_text().splitlines()[0])
+    mapping_lines = (out / "api_mapping.jsonl").read_text().splitlines()
+    mapping = json.loads(mapping_lines[0])
+    # the first row now fails validation: its previous DB version must survive, not be deleted
+    mapping_lines[0] = json.dumps({**mapping, "confidence": "certain"})
+    (out / "api_mapping.jsonl").write_text("\n".join(mapping_lines) + "\n")
     with (out / "api_mapping.jsonl").open("a") as fh:
         fh.write(json.dumps({**mapping, "mapping_id": "test:ghost-evidence", "evidence_chunk_ids": ["nope:0001"]}) + "\n")
         fh.write(json.dumps({**mapping, "mapping_id": "test:bad-status", "status": "maybe"}) + "\n")
@@ -109,10 +113,17 @@ def test_bad_jsonl_lines_are_reported_and_the_rest_goes_in(tmp_path: Path, db):
     assert "test:ghost-evidence: evidence id does not exist (nope:0001)" in errors
     assert "test:bad-status: status='maybe'" in errors
     assert "test:ghost-map: evidence id does not exist (no:such)" in errors
-    assert summary.chunks == good.chunks and summary.mappings == good.mappings
-    assert summary.prototypes == good.prototypes and summary.embeddings == 0
+    assert f"{mapping['mapping_id']}: confidence='certain'" in errors
+    assert summary.chunks == good.chunks and summary.mappings == good.mappings - 1
+    # prototypes citing the now-invalid mapping fail their evidence check too
+    citing = sum(mapping["mapping_id"] in json.loads(x)["evidence_mapping_ids"]
+                 for x in (out / "label_prototypes.jsonl").read_text().splitlines())
+    assert summary.prototypes == good.prototypes - citing and summary.embeddings == 0
     with connection(db) as c:
         assert c.execute("SELECT count(*) AS n FROM godot_rag.docs_chunks").fetchone()["n"] == good.chunks
+        kept = c.execute("SELECT confidence FROM godot_rag.api_mapping WHERE mapping_id = %s",
+                         (mapping["mapping_id"],)).fetchone()
+        assert kept["confidence"] == mapping["confidence"]
         for table, col, rid in (("api_mapping", "mapping_id", "test:ghost-evidence"),
                                 ("label_prototypes", "prototype_id", "test:ghost-map")):
             assert c.execute(f"SELECT 1 FROM godot_rag.{table} WHERE {col} = %s", (rid,)).fetchone() is None
