@@ -37,7 +37,7 @@ _NOISE = {
     "js_import": re.compile(r"^\s*(import\s+.*\bfrom\b|export\s+default\b|module\.exports)", re.MULTILINE),
     "semicolon_lines": re.compile(r"(;\s*\n.*){3,}"),
     "py_def": re.compile(r"^\s*def\s+\w+\s*\(.*\)\s*(->\s*[^:]+)?:\s*$", re.MULTILINE),
-    "py_import": re.compile(r"^\s*(import\s+\w+(\.\w+)*\s*$|from\s+[\w.]+\s+import\b)", re.MULTILINE),
+    "py_import": re.compile(r"^\s*(import\s+[\w.]+(\s+as\s+\w+)?\s*$|from\s+[\w.]+\s+import\b)", re.MULTILINE),
     "py_literals": re.compile(r"\b(None|True|False)\b"),
     "py_dunder": re.compile(r"__(name|main|init)__"),
     "c_family": re.compile(r"\b(public|private|protected)\s+(static\s+)?(class|void|int|string)\b|"

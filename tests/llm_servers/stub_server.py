@@ -134,6 +134,9 @@ def serve(port: int, answer: Answer, *, delay: float = 0.0, model: str = "stub")
                 if delay:
                     time.sleep(delay)
                 content = answer(body)
+            except Exception as exc:  # noqa: BLE001 - a test server reports any failure as HTTP 500
+                self._send(500, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
+                return
             finally:
                 with stats.lock:
                     stats.in_flight -= 1
