@@ -85,6 +85,7 @@ _FLAGS: dict[str, tuple[str, re.Pattern[str], bool]] = {
     ),
 }
 _RPC_CUES = ("remote", "master", "puppet", "sync", "slave")
+_REF_CUE = re.compile("://")
 _LEAF = re.compile(r"[/%$\"']")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _ANNOTATION = re.compile(r"@(?<!\w@)([A-Za-z_]\w*)")
@@ -152,17 +153,20 @@ class FileFacts:
         self._annotation_rows = _rows(_ANNOTATION, masked, 1) if "@" in masked else []
         self._connect = "connect" in masked
         self._paths = "$" in masked or "%" in masked or "get_node" in masked
-        self._refs = "://" in no_comments
+        self._ref_rows = _rows(_REF_CUE, no_comments) if "://" in no_comments else []
 
     def chunk(self, start: int, end: int) -> dict[str, Any]:
         """Candidates and `extra` facts for the chunk on the file's 0-based rows [start, end)."""
         masked = "\n".join(self.m_lines[start:end])
-        nc = "\n".join(self.nc_lines[start:end]) if self._paths or self._refs or self._connect else ""
-        facts = _facts(self, masked, nc)
+        has_path = self._paths and ("$" in masked or "%" in masked or "get_node" in masked)
+        has_connect = self._connect and "connect" in masked
+        has_ref = _in_rows(self._ref_rows, start, end)
+        # comments removed but strings kept: only node paths, res:// refs and connect() need it
+        nc = "\n".join(self.nc_lines[start:end]) if has_path or has_connect or has_ref else ""
+        facts = _facts(masked, nc, has_path, has_connect, has_ref)
         syntax = facts["extra"]["syntax"]
         for name, rows in self._flag_rows:
-            i = bisect_left(rows, (start,))
-            if i < len(rows) and rows[i][0] < end:
+            if _in_rows(rows, start, end):
                 syntax[name] = True
         if self._rpc_rows:
             i = bisect_left(self._rpc_rows, (start,))
@@ -174,6 +178,11 @@ class FileFacts:
             if j > i:
                 syntax["annotations"] = sorted({f"@{a}" for _, a in self._annotation_rows[i:j]})
         return facts
+
+
+def _in_rows(rows: list[tuple[int, str]], start: int, end: int) -> bool:
+    i = bisect_left(rows, (start,))
+    return i < len(rows) and rows[i][0] < end
 
 
 def _rows(rx: re.Pattern[str], text: str, group: int = 0) -> list[tuple[int, str]]:
@@ -192,12 +201,10 @@ def _rows(rx: re.Pattern[str], text: str, group: int = 0) -> list[tuple[int, str
     return out
 
 
-def _facts(ff: FileFacts, masked: str, code_no_comments: str) -> dict[str, Any]:
-    paths = (
-        node_paths(code_no_comments)
-        if ff._paths and ("$" in masked or "%" in masked or "get_node" in masked)
-        else []
-    )
+def _facts(
+    masked: str, code_no_comments: str, has_path: bool, has_connect: bool, has_ref: bool
+) -> dict[str, Any]:
+    paths = node_paths(code_no_comments) if has_path else []
     identifiers, declared, calls, has_lambda = scan(masked)
 
     # types and classes: capitalised identifiers in code positions (extends, annotations, calls, statics)
@@ -210,14 +217,13 @@ def _facts(ff: FileFacts, masked: str, code_no_comments: str) -> dict[str, Any]:
         declared_set = set(declared)
         symbols = [t for t in dict.fromkeys(symbols) if t not in declared_set and t not in KEYWORDS]
 
-    refs = _RES_REF.findall(code_no_comments) if ff._refs and "://" in code_no_comments else []
+    refs = _RES_REF.findall(code_no_comments) if has_ref else []
     refs = list(dict.fromkeys(refs + paths)) if refs or paths else []
 
     syntax = dict(_NO_FLAGS)  # flags, rpc keyword and annotations: set by FileFacts.chunk from rows
     syntax["lambda"] = has_lambda
     syntax["rpc_keyword"] = None
     syntax["annotations"] = []
-    has_connect = ff._connect and "connect" in masked
     syntax["callable_connect"] = has_connect and _CALLABLE_CONNECT.search(code_no_comments) is not None
     syntax["string_connect"] = has_connect and _STRING_CONNECT.search(code_no_comments) is not None
     syntax["unique_node"] = any(p.startswith(("%", "$%")) for p in paths) if paths else False

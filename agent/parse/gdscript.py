@@ -134,7 +134,9 @@ def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: in
     lead_notes: list[str] = []
     for node in root.children:
         t = node.type
-        row, last = node.start_point.row + offset, _last_row(node) + offset
+        (row, _), (end_row, end_col) = node.start_point, node.end_point  # one call each: they allocate
+        last = (end_row - 1 if end_col == 0 and end_row > row else end_row) + offset  # as `_last_row`
+        row += offset
         if t in ("comment", "region_start", "region_end"):
             if node.start_point.column > 0 and pieces and lead is None:
                 pieces[-1].end = max(pieces[-1].end, last)  # trailing indented comment of the previous body
@@ -167,7 +169,7 @@ def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: in
                 else:
                     pieces.append(piece)
             continue
-        if t == "expression_statement" and node.text is not None and node.text.strip() == b"tool":
+        if is_tool:
             kind, status = "tool", "ok"
         elif t in _DECL_NODES:
             kind, status = "declaration_group", "partial" if node.has_error else "ok"
