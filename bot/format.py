@@ -51,9 +51,17 @@ class OutgoingMessage:
         return out
 
 
+_PASTED = re.compile(r"pasted://snippet-[0-9a-f]+\.\w+")
+
+
+def display_path(text: str) -> str:
+    """Pasted snippets are called `snippet`, not by their internal `pasted://snippet-<id>.gd` name."""
+    return _PASTED.sub("snippet", text)
+
+
 def lines_label(source_file: str | None, start: int | None, end: int | None) -> str:
     """`player.gd:L20-L34` (or `:L7` for one line)."""
-    where = source_file or "?"
+    where = display_path(source_file or "?")
     if start is None:
         return where
     return f"{where}:L{start}" if start == end or end is None else f"{where}:L{start}-L{end}"
@@ -73,7 +81,7 @@ def progress_text(state: dict[str, Any], label: str = "") -> str:
         if current and stage != "finished":
             path, start, end = current
             span = f"L{start}" if start == end else f"L{start}-L{end}"
-            body += f", {path} {span} processing"
+            body += f", {display_path(str(path))} {span} processing"
     if stage == "finished":
         body += ", finished"
     text = f"{head}: {body}"
@@ -146,16 +154,17 @@ def result_message(
     parts: list[str] = []
     if question:
         parts.append(f"**Question:** {clip(safe_text(question), 300)}")
-    if verdict.get("summary"):
-        parts.append(clip(safe_text(str(verdict["summary"])), 1200))
+    if verdict.get("summary"):  # its first line; the item list it goes on with is in the fields
+        parts.append(clip(safe_text(display_path(str(verdict["summary"]).strip().split("\n")[0])), 1200))
     statuses = _chunk_status_line(chunks) or "none"
     parts.append(f"**Chunks:** {len(chunks)} ({statuses}) · {_counts_line(verdict.get('counts') or {})}")
     parts.append(f"**Excluded files:** {len(excluded)}")
     if status != "completed":
         parts.append(f"Not finished: use `/resume {clip(run_id, 80)}` to continue.")
     answer = report.get("direct_answer") or {}
-    if answer.get("text"):
-        parts.append("**Answer:** " + clip(safe_text(str(answer["text"])), 1200))
+    answer_text = answer.get("answer") or answer.get("text")
+    if answer_text:
+        parts.append("**Answer:** " + clip(safe_text(display_path(str(answer_text))), 1200))
     description = "\n".join(parts)
     if answer.get("suggested_code"):
         room = limits.EMBED_DESCRIPTION - len(description) - 40
@@ -228,8 +237,8 @@ def report_markdown(report: dict[str, Any]) -> str:
     if v.get("summary"):
         out += ["", str(v["summary"])]
     answer = report.get("direct_answer") or {}
-    if answer.get("text"):
-        out += ["", "## Answer", "", str(answer["text"])]
+    if answer.get("answer") or answer.get("text"):
+        out += ["", "## Answer", "", str(answer.get("answer") or answer.get("text"))]
     if answer.get("suggested_code"):
         out += ["", "```gdscript", str(answer["suggested_code"]).rstrip("\n"), "```"]
     items = report.get("migration_items") or []

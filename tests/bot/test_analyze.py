@@ -7,6 +7,7 @@ thread or database work, and that every message respects Discord's limits and pi
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -48,7 +49,9 @@ def result_posts(thread) -> list:
     return [m for m in thread.sent if m.embeds]
 
 
-async def test_snippet_mode_defers_first_and_posts_verdict_in_a_thread(kb_db_factory, make_bot):
+async def test_snippet_mode_defers_first_and_posts_verdict_in_a_thread(
+    kb_db_factory, make_bot, artifacts_dir
+):
     h = await make_bot(kb_db_factory())
     rec = Recorder()
     channel = FakeChannel(rec)
@@ -68,6 +71,10 @@ async def test_snippet_mode_defers_first_and_posts_verdict_in_a_thread(kb_db_fac
     embed = post.embeds[0]
     assert "godot3" in embed.title and "migration required" in embed.title
     assert "How do I port this?" in embed.description
+    assert "**Answer:** This is Godot 3 code" in embed.description
+    assert "**Suggested Godot 4 code:**\n```gdscript\n" in embed.description
+    assert "CharacterBody2D" in embed.description.split("```gdscript")[1]
+    (artifacts_dir / "bot_snippet_embed.json").write_text(json.dumps(embed.to_dict(), indent=1))
     progress = thread.sent[0]
     assert progress.edits and "finished" in progress.content
     (followup,) = inter.followup.sent

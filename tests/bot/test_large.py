@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import time
 
 import pytest
 
@@ -24,8 +26,10 @@ async def test_300_chunk_project_progress_and_result(kb_db_factory, make_bot):
     inter = FakeInteraction(rec, user=FakeUser(31337), channel=channel)
     cog = h.cog("AnalyzeCog")
     zipped = project_zip(30, 8)  # 30 scripts x (extends + declarations + 8 functions) = 300 chunks
+    started = time.monotonic()
     await cog.analyze.callback(cog, inter, file=make_attachment(FakeCDN(rec), "big_game.zip", zipped))
     await h.wait_runs()
+    elapsed = time.monotonic() - started
 
     (thread,) = channel.threads
     progress, post = thread.sent[0], thread.sent[-1]
@@ -59,3 +63,9 @@ async def test_300_chunk_project_progress_and_result(kb_db_factory, make_bot):
         embed.fields[-1].name == "More migration items" or len(report["migration_items"]) <= config.top_items
     )
     assert len(embed) <= limits.EMBED_TOTAL
+    print(
+        f"\n300-chunk project via the bot: {len(report['chunks'])} chunks in {elapsed:.1f} s, "
+        f"{len(edit_times)} progress edits (min gap {min(gaps):.2f} s), embed {len(embed)} chars, "
+        f"{len(embed.fields)} fields, report files {[f.filename for f in post.files]}",
+        file=sys.stderr,
+    )
