@@ -32,8 +32,12 @@ class GraphContext:
     """Progress callback (CLI bar, UI, bot)."""
     window: int = field(default=4, metadata={"description": "chunks started per pass of the per-chunk loop"})
     """Chunks started per pass; also the bound on concurrent judge calls."""
-    retrieval_concurrency: int = field(default=2, metadata={"description": "retrievals at once (CPU bound)"})
-    """Retrievals run at once in a pass (embedding is CPU bound: ~one per core)."""
+    retrieval_concurrency: int = field(default=1, metadata={"description": "retrievals at once (CPU bound)"})
+    """Retrievals run at once in a pass (the embedder is locked and CPU bound: more only queue)."""
+
+    found: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """chunk_id -> {query, bundle, retrieval_ms} of the window, kept in memory and out of the
+    checkpoints (a resumed process re-retrieves: retrieval is deterministic)."""
 
     async def emit(self, event: ProgressEvent) -> None:
         """Send an event to the sink, if any."""

@@ -31,8 +31,12 @@ log = logging.getLogger(__name__)
 __all__ = ["AnalysisService", "ProgressEvent", "RunBusyError", "new_run_id"]
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
-EVIDENCE_WINDOW = 4
-"""Chunks per pass with the evidence judge (CPU bound: a small window keeps per-chunk latency low)."""
+EVIDENCE_WINDOW = 1
+"""Chunks per pass with the evidence judge: it is CPU bound on the retriever, so one chunk per pass
+keeps per-chunk latency lowest (the LLM judge uses llm_max_concurrency to keep the endpoint busy)."""
+DURABILITY = "async"
+"""Checkpoint writes overlap the next step. Safe here: a lost last checkpoint only re-runs a step,
+and the score DB (done chunks skipped, attempts counted at each start) makes that idempotent."""
 
 
 class RunBusyError(RuntimeError):
@@ -64,9 +68,11 @@ class AnalysisService:
         checkpointer: Any,
         retriever: Any,
         embedder: Any,
-        durability: str = "sync",
+        durability: str = DURABILITY,
+        window: int | None = None,
     ) -> None:
         self.settings = settings
+        self.window = window
         self.url = url
         self.pool = pool
         self.sync_pool = sync_pool
@@ -86,15 +92,17 @@ class AnalysisService:
         settings: Settings,
         *,
         checkpoint: bool = True,
-        durability: str = "sync",
+        durability: str = DURABILITY,
         embedder: Any = None,
         reading_only: bool = False,
+        window: int | None = None,
     ) -> AnalysisService:
         """Open pools, migrate, set up the checkpointer, load the embedder and retriever once.
 
         `checkpoint=False` compiles the graph without a checkpointer (the bench's baseline;
         resume then restarts from the score DB alone). `reading_only=True` skips the model
-        and retriever for report/list/export commands.
+        and retriever for report/list/export commands. `window` overrides the chunks started
+        per pass (default: llm_max_concurrency for the LLM judge, EVIDENCE_WINDOW otherwise).
         """
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
@@ -122,7 +130,7 @@ class AnalysisService:
             retriever = Retriever(settings, sync_pool, embedder=embedder)
         return cls(
             settings=settings, url=url, pool=pool, sync_pool=sync_pool, checkpointer=saver,
-            retriever=retriever, embedder=embedder, durability=durability,
+            retriever=retriever, embedder=embedder, durability=durability, window=window,
         )
 
     # ---- running ---------------------------------------------------------------------------
@@ -177,7 +185,7 @@ class AnalysisService:
             if not await RunStore.acquire_lease(lease, run_id):
                 raise RunBusyError(f"run {run_id} is being processed by another process")
             judge = self._judge(kind)
-            window = self.settings.llm_max_concurrency if kind == "llm" else EVIDENCE_WINDOW
+            window = self.window or (self.settings.llm_max_concurrency if kind == "llm" else EVIDENCE_WINDOW)
             ctx = GraphContext(
                 settings=self.settings, store=self.store, retriever=self.retriever, judge=judge,
                 fallback=self._judge("evidence"), on_event=on_event, window=max(1, window),
@@ -187,7 +195,9 @@ class AnalysisService:
                 ProgressEvent(run_id=run_id, kind="run_started", done=progress["done"], total=progress["total"])
             )
             try:
-                await self.graph.ainvoke(inp, config=self._config(run_id), context=ctx, durability=self.durability)
+                # durability only with a checkpointer ("exit" would save nothing mid-run)
+                extra = {"durability": self.durability} if self.checkpointer is not None else {}
+                await self.graph.ainvoke(inp, config=self._config(run_id), context=ctx, **extra)
             except asyncio.CancelledError:
                 await self._interrupt(run_id, "stopped before the end")
                 raise

@@ -24,6 +24,8 @@ class AnalysisInput:
 class AnalysisState(AnalysisInput):
     """The whole state of one analysis run."""
 
+    project_id: str = ""
+    """The analysed project's id (trace only, never searched)."""
     prompt: str = ""
     """The user's prompt (never parsed as code)."""
     prompt_intent: dict[str, Any] | None = None

@@ -227,11 +227,14 @@ class RunStore:
         )
         return [r["chunk_id"] for r in rows]
 
-    async def load_chunks(self, run_id: str, chunk_ids: list[str]) -> list[Chunk]:
-        """The Chunk records of some chunks of a run, in chunk order."""
+    async def load_chunks(
+        self, run_id: str, chunk_ids: list[str], *, statuses: list[str] | None = None
+    ) -> list[Chunk]:
+        """The Chunk records of some chunks of a run (only those in `statuses` if given), in chunk order."""
         rows = await self._all(
-            "SELECT chunk FROM godot_rag.run_chunks WHERE run_id = %s AND chunk_id = ANY(%s) ORDER BY chunk_order",
-            (run_id, chunk_ids),
+            "SELECT chunk FROM godot_rag.run_chunks WHERE run_id = %s AND chunk_id = ANY(%s)"
+            " AND (%s::text[] IS NULL OR status = ANY(%s)) ORDER BY chunk_order",
+            (run_id, chunk_ids, statuses, statuses),
         )
         return [Chunk.model_validate(r["chunk"]) for r in rows]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agent.models import Judgment
@@ -101,4 +103,9 @@ async def test_lease(store, empty_db):
         assert await store.is_live("rl")
     finally:
         await conn.close()
+    # the server drops the lock when the backend exits, a moment after the client closes
+    for _ in range(100):
+        if not await store.is_live("rl"):
+            break
+        await asyncio.sleep(0.02)
     assert not await store.is_live("rl")

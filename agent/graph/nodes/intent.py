@@ -19,4 +19,4 @@ async def intent(state: AnalysisState, *, config: RunnableConfig, runtime: Runti
     request = await store.load_request(state.run_id)
     found = as_dict(detect_intent(request.prompt))
     await store.update_run(state.run_id, intent=found)
-    return {"prompt": request.prompt, "prompt_intent": found}
+    return {"project_id": request.project_id, "prompt": request.prompt, "prompt_intent": found}

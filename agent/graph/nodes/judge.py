@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from agent.graph.context import GraphContext
 from agent.graph.nodes.common import as_dict, bounded_gather, error_text
-from agent.graph.nodes.retrieve import retrieve_chunk
+from agent.graph.nodes.retrieve import evidence_for
 from agent.graph.state import AnalysisState
 from agent.judge import JudgeInput, judge_and_validate
 from agent.models import Chunk, EvidenceBundle
@@ -24,25 +24,26 @@ from agent.retrieve.query import split_trace
 log = logging.getLogger(__name__)
 
 
-def judge_input(state: AnalysisState, project_id: str, chunk: Chunk, bundle: EvidenceBundle) -> JudgeInput:
+def judge_input(state: AnalysisState, chunk: Chunk, bundle: EvidenceBundle) -> JudgeInput:
     """The judge's input for one chunk: prompt, trace, chunk, evidence, project dimension."""
     return JudgeInput(
         prompt=state.prompt,
-        trace=split_trace(chunk, project_id=project_id),
+        trace=split_trace(chunk, project_id=state.project_id),
         chunk=chunk,
         evidence=bundle,
         project_dimension=state.project_dimension,  # type: ignore[arg-type]
     )
 
 
-async def judge_chunk(
-    ctx: GraphContext, state: AnalysisState, project_id: str, chunk: Chunk, found: dict[str, Any]
-) -> dict[str, Any]:
+async def judge_chunk(ctx: GraphContext, state: AnalysisState, chunk: Chunk) -> dict[str, Any]:
     """The outcome of one chunk as a dict, or {error}."""
-    if "bundle" not in found:
-        return {"error": found.get("error", "no evidence")}
+    if "error" in state.evidence.get(chunk.chunk_id, {}):
+        return {"error": state.evidence[chunk.chunk_id]["error"]}
+    found = await evidence_for(ctx, state, chunk)
+    if "error" in found:
+        return {"error": found["error"]}
     try:
-        inp = judge_input(state, project_id, chunk, EvidenceBundle.model_validate(found["bundle"]))
+        inp = judge_input(state, chunk, found["bundle"])
         t0 = time.perf_counter()
         outcome = await judge_and_validate(ctx.judge, inp, fallback=ctx.fallback)
         ms = (time.perf_counter() - t0) * 1000
@@ -58,20 +59,6 @@ async def judge(state: AnalysisState, *, config: RunnableConfig, runtime: Runtim
     run_id = state.run_id
     # After a crash, resume puts in-flight chunks back to pending; starting them again here counts.
     await ctx.store.claim(run_id, state.window)
-    statuses = await ctx.store.statuses(run_id, state.window)
-    todo = [cid for cid in state.window if statuses.get(cid) == "processing"]
-    chunks = await ctx.store.load_chunks(run_id, todo)
-    request = await ctx.store.load_request(run_id)
-    evidence = dict(state.evidence)
-    refetched = False
-    for c in chunks:  # a re-executed step may lack evidence for a restarted chunk
-        if "bundle" not in evidence.get(c.chunk_id, {}):
-            evidence[c.chunk_id] = await retrieve_chunk(ctx, state, request.project_id, c)
-            refetched = True
-    results = await bounded_gather(
-        (judge_chunk(ctx, state, request.project_id, c, evidence[c.chunk_id]) for c in chunks), ctx.window
-    )
-    update: dict[str, Any] = {"outcomes": {c.chunk_id: r for c, r in zip(chunks, results, strict=True)}}
-    if refetched:
-        update["evidence"] = evidence
-    return update
+    chunks = await ctx.store.load_chunks(run_id, state.window, statuses=["processing"])  # done ones are skipped
+    results = await bounded_gather((judge_chunk(ctx, state, c) for c in chunks), ctx.window)
+    return {"outcomes": {c.chunk_id: r for c, r in zip(chunks, results, strict=True)}}

@@ -1,7 +1,8 @@
 """retrieve: start the next window of pending chunks and fetch evidence for each.
 
 The chunk's text and cues are searched; its trace (path, ids, lines) is split off first and
-re-attached by the orchestrator, never sent to the retriever.
+re-attached by the orchestrator, never sent to the retriever. Evidence bundles stay in the
+run's memory (`GraphContext.found`); the state and its checkpoints only carry their ids.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from agent.retrieve.query import build_retriever_query, check_transmission
 log = logging.getLogger(__name__)
 
 
-async def retrieve_chunk(ctx: GraphContext, state: AnalysisState, project_id: str, chunk: Chunk) -> dict[str, Any]:
-    """{query, bundle, retrieval_ms} for one chunk, or {error} (the chunk then fails with that reason).
+async def retrieve_chunk(ctx: GraphContext, state: AnalysisState, chunk: Chunk) -> dict[str, Any]:
+    """Retrieve one chunk's evidence into `ctx.found`; returns its small state summary or {error}.
 
     Only the chunk's text and cues are searched; its trace (path, ids, lines) stays here.
     """
@@ -36,24 +37,27 @@ async def retrieve_chunk(ctx: GraphContext, state: AnalysisState, project_id: st
     except Exception as exc:  # recorded on the chunk as its failure reason, not swallowed
         log.exception("retrieval failed for %s", chunk.chunk_id)
         return {"error": f"retrieval: {error_text(exc)}"}
-    return {
-        "query": query.model_dump(mode="json"),
-        "bundle": bundle.model_dump(mode="json"),
-        "retrieval_ms": ms,
-    }
+    ctx.found[chunk.chunk_id] = {"query": query, "bundle": bundle, "retrieval_ms": ms}
+    return {"evidence_ids": sorted(bundle.ids()), "retrieval_ms": ms}
+
+
+async def evidence_for(ctx: GraphContext, state: AnalysisState, chunk: Chunk) -> dict[str, Any]:
+    """{query, bundle, retrieval_ms} of a chunk: from memory, or retrieved again after a resume."""
+    if chunk.chunk_id not in ctx.found:
+        summary = await retrieve_chunk(ctx, state, chunk)
+        if "error" in summary:
+            return summary
+    return ctx.found[chunk.chunk_id]
 
 
 async def retrieve(state: AnalysisState, *, config: RunnableConfig, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     """Claim the next pending chunks (processing, attempts+1) and retrieve their evidence."""
     ctx = runtime.context
-    request = await ctx.store.load_request(state.run_id)
     chunks = await ctx.store.claim_next(state.run_id, ctx.window)
     check_transmission(chunks, [c.chunk_id for c in chunks])  # order and ids, before anything is sent
     for c in chunks:
         await chunk_event(ctx, state.run_id, c, "processing", done=state.done, total=state.chunk_total)
-    results = await bounded_gather(
-        (retrieve_chunk(ctx, state, request.project_id, c) for c in chunks), ctx.retrieval_concurrency
-    )
+    results = await bounded_gather((retrieve_chunk(ctx, state, c) for c in chunks), ctx.retrieval_concurrency)
     return {
         "window": [c.chunk_id for c in chunks],
         "evidence": {c.chunk_id: r for c, r in zip(chunks, results, strict=True)},

@@ -14,18 +14,20 @@ from langgraph.runtime import Runtime
 from agent.graph.context import GraphContext
 from agent.graph.nodes.common import chunk_event
 from agent.graph.nodes.judge import judge_input
+from agent.graph.nodes.retrieve import evidence_for
 from agent.graph.report import evidence_view
 from agent.graph.state import AnalysisState
 from agent.judge import validate as validate_judgment
-from agent.models import Chunk, EvidenceBundle, Judgment
+from agent.models import Chunk, EvidenceBundle, Judgment, RetrieverQuery
 
 
 def chunk_result(found: dict[str, Any], outcome: dict[str, Any], judgment: Judgment) -> dict[str, Any]:
     """The row stored in chunk_results (and the trace sent with the `done` event)."""
-    bundle = EvidenceBundle.model_validate(found["bundle"])
+    bundle: EvidenceBundle = found["bundle"]
+    query: RetrieverQuery = found["query"]
     return {
-        "query": found.get("query") or {},
-        "query_terms": (found.get("query") or {}).get("query_terms") or [],
+        "query": query.model_dump(mode="json", exclude={"raw_chunk_text"}),
+        "query_terms": list(query.query_terms),
         "evidence": [evidence_view(h) for h in bundle.all_hits()],
         "retrieval_scores": bundle.retrieval_scores,
         "judgment": judgment.model_dump(mode="json"),
@@ -42,15 +44,16 @@ def chunk_result(found: dict[str, Any], outcome: dict[str, Any], judgment: Judgm
 
 
 async def _finish_chunk(
-    ctx: GraphContext, state: AnalysisState, project_id: str, chunk: Chunk, done: int
+    ctx: GraphContext, state: AnalysisState, chunk: Chunk
 ) -> tuple[bool, str | None, dict[str, Any] | None]:
     """(stored, failure reason, trace) for one chunk of the window."""
-    found = state.evidence.get(chunk.chunk_id) or {}
     outcome = state.outcomes.get(chunk.chunk_id) or {"error": "not judged"}
-    if "error" in outcome or "bundle" not in found:
-        return False, outcome.get("error") or found.get("error") or "no evidence", None
-    bundle = EvidenceBundle.model_validate(found["bundle"])
-    checked = validate_judgment(outcome["judgment"], judge_input(state, project_id, chunk, bundle))
+    if "error" in outcome:
+        return False, outcome["error"], None
+    found = await evidence_for(ctx, state, chunk)
+    if "error" in found:
+        return False, found["error"], None
+    checked = validate_judgment(outcome["judgment"], judge_input(state, chunk, found["bundle"]))
     if not checked.ok and not checked.downgraded:
         return False, "validation: " + "; ".join(checked.failures), None
     result = chunk_result(found, outcome, checked.judgment)
@@ -70,13 +73,14 @@ async def validate(state: AnalysisState, *, config: RunnableConfig, runtime: Run
     """Validate and store each judged chunk of the window; count what is left."""
     ctx = runtime.context
     run_id = state.run_id
-    statuses = await ctx.store.statuses(run_id, state.window)
-    chunks = await ctx.store.load_chunks(run_id, [c for c in state.window if statuses.get(c) != "done"])
-    request = await ctx.store.load_request(run_id)
+    chunks = await ctx.store.load_chunks(
+        run_id, state.window, statuses=["pending", "processing", "stopped", "waiting", "failed"]
+    )  # a re-executed step never touches a chunk already done
     failures: dict[str, str] = {}
     done = state.done
     for chunk in chunks:
-        stored, reason, trace = await _finish_chunk(ctx, state, request.project_id, chunk, done)
+        stored, reason, trace = await _finish_chunk(ctx, state, chunk)
+        ctx.found.pop(chunk.chunk_id, None)
         if reason is not None:
             failures[chunk.chunk_id] = reason
             await ctx.store.mark_failed(run_id, chunk.chunk_id, reason)
@@ -91,5 +95,5 @@ async def validate(state: AnalysisState, *, config: RunnableConfig, runtime: Run
         "outcomes": {},
         "failures": failures,
         "done": progress["done"],
-        "remaining": await ctx.store.remaining(run_id),
+        "remaining": progress["pending"],
     }
