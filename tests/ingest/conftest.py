@@ -12,9 +12,9 @@ import pytest
 from agent.settings import default_docs_dir
 
 MINI_PAGES = [
-    "classes__class_node2d.md",
-    "classes__class_characterbody2d.md",
     "classes__class_marker2d.md",
+    "classes__class_characterbody2d.md",
+    "classes__class_trianglemesh.md",
     "tutorials__migrating__upgrading_to_godot_4.md",
 ]
 

@@ -12,7 +12,7 @@ from agent.ingest.pipeline import load_jsonl, run_ingest
 from agent.storage import connection
 from tests.ingest.conftest import build_corpus, manifest_rows, write_manifest
 
-SMALL = ["classes__class_marker2d.md", "classes__class_node2d.md"]
+SMALL = ["classes__class_marker2d.md", "classes__class_trianglemesh.md"]
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,7 @@ def test_page_errors_name_the_page_and_the_rest_goes_in(tmp_path: Path, db):
     assert "pages/classes__class_latin1.md: invalid UTF-8" in errors
     assert "pages/classes__class_stale.md: sha256 mismatch" in errors
     assert "pages/classes__class_twin.md: duplicate URL" in errors
-    assert summary.pages == 2 and summary.chunks > 10
+    assert summary.pages == 2 and summary.chunks >= 3
     report = [json.loads(x) for x in (tmp_path / "kb" / "ingest_report.jsonl").read_text().splitlines()]
     assert {r.get("page") for r in report if r["level"] == "error"} >= {
         "pages/classes__class_gone.md", "pages/classes__class_empty.md", "pages/classes__class_latin1.md"}
