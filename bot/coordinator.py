@@ -17,6 +17,7 @@ from typing import Any
 import discord
 
 from agent.botstore import BotRun, BotStore
+from agent.graph.service import RunBusyError
 from bot import format as fmt
 from bot.config import BotConfig
 from bot.errors import UserError
@@ -205,6 +206,8 @@ class Coordinator:
             await coro
         except asyncio.CancelledError:
             raise  # shutting down: the mapping row stays 'running', the next start resumes it
+        except RunBusyError:
+            log.warning("run %s is being processed by another process; it will post the result", run_id)
         except Exception:
             log.exception("run %s failed", run_id)
             await self.store.abandon(run_id)  # no retry loop at every start; /resume reopens it
