@@ -131,9 +131,10 @@ def make_server(ui_db_factory, artifacts_dir: Path, tmp_path_factory) -> Iterato
         s.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Headless Debian chromium through playwright."""
+    """Headless Debian chromium through playwright (per module: the sync driver owns an event loop,
+    which must be gone before async tests in other modules run)."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():

@@ -14,6 +14,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.ui.chat_page import VIEWPORT, login, open_trace, send, trace_section, upload, wait_verdict
@@ -83,6 +84,20 @@ def test_flow2_godot3_enemy_needs_migration_with_docs_evidence(server, page, art
     _shot(page, artifacts_dir, "flow2-enemy-godot3-trace")
     page.get_by_text("What to change").first.scroll_into_view_if_needed()
     _shot(page, artifacts_dir, "flow2-enemy-migration-items")
+    # Feedback with a comment on the answer is stored in the database.
+    page.locator(".positive-feedback-off").last.click()
+    page.locator("[role=dialog] textarea").fill("clear KinematicBody2D evidence")
+    page.locator("#submit-feedback").click()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not _feedback(server, "clear KinematicBody2D evidence"):
+        time.sleep(0.3)
+    assert _feedback(server, "clear KinematicBody2D evidence") == [1]
+
+
+def _feedback(server, comment: str) -> list[int]:
+    with psycopg.connect(server.database_url, autocommit=True) as conn:
+        rows = conn.execute("SELECT value FROM chainlit.feedbacks WHERE comment = %s", (comment,)).fetchall()
+    return [r[0] for r in rows]
 
 
 def test_flow3_zip_upload_is_mixed_with_excluded_files(server, page, artifacts_dir, tmp_path):

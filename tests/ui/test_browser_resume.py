@@ -19,7 +19,7 @@ from tests.ui.conftest import USERS
 
 pytestmark = pytest.mark.browser
 
-FILES, FUNCS = 24, 10
+FILES, FUNCS = 14, 10
 
 
 def _big_project(path: Path) -> Path:
