@@ -25,18 +25,20 @@ from ui.render import final_markdown
 log = logging.getLogger(__name__)
 
 
-
 def guarded(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
     """Turn every failure into a short chat message; nothing reaches the user as a traceback."""
 
     @functools.wraps(handler)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from agent.graph.service import RunBusyError
         from agent.intake import IntakeError
 
         try:
             return await handler(*args, **kwargs)
         except IntakeError as exc:
             await cl.Message(content=f"⚠️ {exc}").send()
+        except RunBusyError:
+            await cl.Message(content=messages.RUN_BUSY).send()
         except Exception:  # the chat's last line of defence: logged in full, reported briefly
             ref = uuid.uuid4().hex[:8]
             log.exception("chat handler failed (ref %s)", ref)

@@ -1,4 +1,4 @@
-"""Prepare and start the Chainlit server: app root, auth secret, migrations, then exec chainlit.
+"""Prepare and start the Chainlit server: app root, auth secret, migrations, then run chainlit.
 
 Chainlit reads `.chainlit/config.toml` from its app root and writes translations and uploads
 there, so the app root lives under GODOT_RAG_HOME (never the checkout) and the committed
@@ -11,6 +11,8 @@ import json
 import os
 import secrets
 import shutil
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -76,7 +78,7 @@ def auth_secret(settings: Settings) -> str:
 
 
 def launch(settings: Settings, *, host: str, port: int) -> int:
-    """Migrate the database (Chainlit tables included) and replace this process with chainlit."""
+    """Migrate the database (Chainlit tables included), then run chainlit until it exits."""
     from agent.storage import DatabaseError, connection, migrate
     from ui.access import AccessConfig
 
@@ -103,6 +105,13 @@ def launch(settings: Settings, *, host: str, port: int) -> int:
     )
     print(f"ui: http://{host}:{port}", file=sys.stderr)
     argv = [sys.executable, "-m", "chainlit", "run", str(APP), "--host", host, "--port", str(port), "--headless"]
-    os.chdir(root)
-    os.execve(sys.executable, argv, env)
-    return 0  # not reached
+    # Chainlit runs as a child so this process keeps holding the embedded Postgres (stopped when
+    # its last user exits); stop signals are passed on.
+    proc = subprocess.Popen(argv, env=env, cwd=root)
+
+    def forward(signum: int, _frame: object) -> None:
+        proc.send_signal(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, forward)
+    return proc.wait()

@@ -30,3 +30,5 @@ RESUMABLE = (
 )
 
 NOTHING_TO_RESUME = "There is no interrupted analysis in this thread."
+
+RUN_BUSY = "This analysis is already running (perhaps in another tab); its progress shows there."
