@@ -35,6 +35,8 @@ class GraphContext:
     retrieval_concurrency: int = field(default=1, metadata={"description": "retrievals at once (CPU bound)"})
     """Retrievals run at once in a pass (the embedder is locked and CPU bound: more only queue)."""
 
+    prefetch: bool = field(default=False, metadata={"description": "retrieve the next window while judging"})
+    """Retrieve the next window's evidence while the judge waits (worth it for the LLM judge)."""
     found: dict[str, dict[str, Any]] = field(default_factory=dict)
     """chunk_id -> {query, bundle, retrieval_ms} of the window, kept in memory and out of the
     checkpoints (a resumed process re-retrieves: retrieval is deterministic)."""

@@ -92,9 +92,9 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
     rows = await store.chunk_rows(run_id)
     state = run_status(run, live)
     signals = run.get("project_signals") or {}
-    verdict = run.get("verdict") or compute_verdict(rows, files, signals)
-    if state != "completed" and verdict.get("complete") and rows:
-        verdict = compute_verdict(rows, files, signals)
+    # a completed run keeps the verdict it stored; any other run shows where it stands now
+    verdict = run.get("verdict") if state == "completed" and run.get("verdict") else None
+    verdict = verdict or compute_verdict(rows, files, signals)
     report: dict[str, Any] = {
         "run_id": run_id,
         "project_id": run["project_id"],

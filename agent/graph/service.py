@@ -162,7 +162,7 @@ class AnalysisService:
             raise KeyError(run_id)
         if run["status"] == "completed":
             return await build_report(self.store, run_id, live=False)
-        if await self.store.is_live(run_id):
+        if await self._busy(run_id):
             raise RunBusyError(f"run {run_id} is being processed by another process")
         await self.store.reset_in_flight(run_id)
         await self.store.update_run(run_id, status="running", status_detail="resumed")
@@ -172,6 +172,16 @@ class AnalysisService:
             if snapshot.next:
                 inp = None  # continue from the last checkpoint
         return await self._drive(run_id, inp, run["judge_kind"], on_event)
+
+    async def _busy(self, run_id: str, *, grace: float = 2.0) -> bool:
+        """True if another process holds the run; a lease just released (the server drops it a
+        moment after its connection closes) gets `grace` seconds to go away."""
+        deadline = asyncio.get_running_loop().time() + grace
+        while await self.store.is_live(run_id):
+            if asyncio.get_running_loop().time() >= deadline:
+                return True
+            await asyncio.sleep(0.05)
+        return False
 
     async def _drive(
         self,
@@ -189,6 +199,7 @@ class AnalysisService:
             ctx = GraphContext(
                 settings=self.settings, store=self.store, retriever=self.retriever, judge=judge,
                 fallback=self._judge("evidence"), on_event=on_event, window=max(1, window),
+                prefetch=kind == "llm",
             )
             progress = await self.store.progress(run_id)
             await ctx.emit(

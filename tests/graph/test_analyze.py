@@ -18,11 +18,6 @@ REQUIRED_CHUNK = {"chunk_id", "chunk_order", "source_file", "chunk_kind", "start
 REQUIRED_JUDGMENT = {"version_signal", "label", "migration_required", "confidence", "rationale", "evidence_ids"}
 
 
-def _chunk(report, source_file, needle):
-    found = [c for c in report["chunks"] if c["source_file"] == source_file and needle in c.get("name", "") or False]
-    return found
-
-
 def _by_text(report, service_rows, needle):
     return [c for c in report["chunks"] if needle in (service_rows.get(c["chunk_id"]) or "")]
 
@@ -221,3 +216,24 @@ async def test_llm_judge_through_the_graph_and_endpoint_down(kb_settings, embedd
         await down.close()
     assert report["status"] == "completed" and report["verdict"]["label"] == "godot3"
     assert all(c["fallback_reason"] and c["judge_kind"] == "evidence" for c in report["chunks"])
+
+
+async def test_empty_knowledge_base_still_works(empty_db, embedder):
+    from agent.graph.service import AnalysisService
+
+    svc = await AnalysisService.create(empty_db, embedder=embedder)
+    try:
+        assert await svc.kb_counts() == {"docs_chunks": 0, "api_mapping": 0, "label_prototypes": 0}
+        events = []
+
+        async def sink(e):
+            events.append(e)
+
+        report = await svc.analyze(intake_of([source_file("player.gd", PLAYER_GD_4, "gdscript")]), on_event=sink)
+    finally:
+        await svc.close()
+    assert report["status"] == "completed"
+    assert all(c["status"] == "done" and c["evidence"] == [] for c in report["chunks"])
+    assert report["verdict"]["label"] in ("godot4", "ambiguous")
+    waiting = [e for e in events if e.kind == "chunk_status" and e.status == "waiting"]
+    assert len(waiting) == len(report["chunks"])  # the whole list is announced before work starts

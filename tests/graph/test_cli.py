@@ -154,3 +154,12 @@ def test_kill_9_then_resume(kb_db_factory, tmp_path):
     assert report["verdict"] == reference["verdict"]
     strip = lambda r: [(c["chunk_id"], c["judgment"]) for c in r["chunks"]]  # noqa: E731
     assert strip(report) == strip(reference)
+
+
+def test_cli_says_when_the_knowledge_base_is_empty(empty_db):
+    done = _cli(empty_db, "analyze", "-", "--format", "json", stdin="extends Node\n\nfunc _ready():\n\tpass\n")
+    assert done.returncode == 0, done.stderr
+    assert "godot-rag ingest" in done.stderr
+    report = json.loads(done.stdout)
+    assert report["status"] == "completed"
+    assert all(c["evidence"] == [] for c in report["chunks"])

@@ -6,6 +6,7 @@ the fallback is recorded. A chunk already done in the score DB is never judged a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -15,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from agent.graph.context import GraphContext
 from agent.graph.nodes.common import as_dict, bounded_gather, error_text
-from agent.graph.nodes.retrieve import evidence_for
+from agent.graph.nodes.retrieve import evidence_for, prefetch_next
 from agent.graph.state import AnalysisState
 from agent.judge import JudgeInput, judge_and_validate
 from agent.models import Chunk, EvidenceBundle
@@ -60,5 +61,10 @@ async def judge(state: AnalysisState, *, config: RunnableConfig, runtime: Runtim
     # After a crash, resume puts in-flight chunks back to pending; starting them again here counts.
     await ctx.store.claim(run_id, state.window)
     chunks = await ctx.store.load_chunks(run_id, state.window, statuses=["processing"])  # done ones are skipped
-    results = await bounded_gather((judge_chunk(ctx, state, c) for c in chunks), ctx.window)
+    ahead = asyncio.create_task(prefetch_next(ctx, state)) if ctx.prefetch else None
+    try:
+        results = await bounded_gather((judge_chunk(ctx, state, c) for c in chunks), ctx.window)
+    finally:
+        if ahead is not None:
+            await ahead  # an error there is logged per chunk; the next pass retrieves again
     return {"outcomes": {c.chunk_id: r for c, r in zip(chunks, results, strict=True)}}

@@ -9,6 +9,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from agent.graph.context import GraphContext
+from agent.graph.nodes.common import chunk_event
 from agent.graph.state import AnalysisState
 from agent.judge import detect_project_dimension
 from agent.parse import chunk_project
@@ -25,6 +26,12 @@ async def parse(state: AnalysisState, *, config: RunnableConfig, runtime: Runtim
     check_transmission(chunks, [c.chunk_id for c in chunks], expansion)
     await store.save_chunks(state.run_id, chunks)
     progress = await store.progress(state.run_id)
+    if runtime.context.on_event is not None:  # the full list up front, so a UI can show what waits
+        statuses = await store.statuses(state.run_id)
+        for c in chunks:
+            status = statuses.get(c.chunk_id, "pending")
+            await chunk_event(runtime.context, state.run_id, c, "waiting" if status == "pending" else status,
+                              done=progress["done"], total=len(chunks))
     return {
         "chunk_total": len(chunks),
         "project_dimension": detect_project_dimension(chunks),

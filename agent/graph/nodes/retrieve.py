@@ -50,6 +50,45 @@ async def evidence_for(ctx: GraphContext, state: AnalysisState, chunk: Chunk) ->
     return ctx.found[chunk.chunk_id]
 
 
+def _summary(ctx: GraphContext, chunk_id: str) -> dict[str, Any]:
+    found = ctx.found[chunk_id]
+    return {"evidence_ids": sorted(found["bundle"].ids()), "retrieval_ms": found["retrieval_ms"]}
+
+
+async def _retrieve_window(ctx: GraphContext, state: AnalysisState, chunks: list[Chunk]) -> list[dict[str, Any]]:
+    """Evidence for a window: prefetched, or one batched embedding call, or per chunk if that fails."""
+    missing = [c for c in chunks if c.chunk_id not in ctx.found]
+    if missing:
+        await retrieve_batch(ctx, state, missing)
+    return [_summary(ctx, c.chunk_id) if c.chunk_id in ctx.found else await retrieve_chunk(ctx, state, c)
+            for c in chunks]
+
+
+async def prefetch_next(ctx: GraphContext, state: AnalysisState) -> None:
+    """While the judge waits on its endpoint, fetch the next window's evidence (nothing is claimed)."""
+    chunks = await ctx.store.peek_pending(state.run_id, ctx.window, skip=state.window)
+    await retrieve_batch(ctx, state, [c for c in chunks if c.chunk_id not in ctx.found])
+
+
+async def retrieve_batch(ctx: GraphContext, state: AnalysisState, chunks: list[Chunk]) -> list[dict[str, Any]]:
+    """Several chunks: one batched embedding call (much cheaper on CPU); per chunk if the batch fails."""
+    if len(chunks) < 2:
+        return [await retrieve_chunk(ctx, state, c) for c in chunks]
+    try:
+        queries = [build_retriever_query(state.prompt, c) for c in chunks]
+        t0 = time.perf_counter()
+        bundles = await asyncio.to_thread(ctx.retriever.retrieve_many, queries)
+        ms = (time.perf_counter() - t0) * 1000  # each chunk waited for the whole batch: that is its latency
+    except Exception:  # isolate the chunk that breaks the batch; each failure is then recorded on its chunk
+        log.exception("batched retrieval failed; retrieving one chunk at a time")
+        return await bounded_gather((retrieve_chunk(ctx, state, c) for c in chunks), ctx.retrieval_concurrency)
+    out = []
+    for c, q, b in zip(chunks, queries, bundles, strict=True):
+        ctx.found[c.chunk_id] = {"query": q, "bundle": b, "retrieval_ms": ms}
+        out.append({"evidence_ids": sorted(b.ids()), "retrieval_ms": ms})
+    return out
+
+
 async def retrieve(state: AnalysisState, *, config: RunnableConfig, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     """Claim the next pending chunks (processing, attempts+1) and retrieve their evidence."""
     ctx = runtime.context
@@ -57,7 +96,7 @@ async def retrieve(state: AnalysisState, *, config: RunnableConfig, runtime: Run
     check_transmission(chunks, [c.chunk_id for c in chunks])  # order and ids, before anything is sent
     for c in chunks:
         await chunk_event(ctx, state.run_id, c, "processing", done=state.done, total=state.chunk_total)
-    results = await bounded_gather((retrieve_chunk(ctx, state, c) for c in chunks), ctx.retrieval_concurrency)
+    results = await _retrieve_window(ctx, state, chunks)
     return {
         "window": [c.chunk_id for c in chunks],
         "evidence": {c.chunk_id: r for c, r in zip(chunks, results, strict=True)},
