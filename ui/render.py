@@ -152,9 +152,9 @@ def final_markdown(report: Mapping[str, Any]) -> str:
 
 
 def cues_markdown(terms: Iterable[str]) -> str:
-    """The search cues as a bullet list (what went into the search)."""
+    """The search cues on one wrapping line (what went into the search)."""
     terms = list(terms)
-    return "\n".join(f"- `{_esc(t)}`" for t in terms) if terms else "- (none)"
+    return " · ".join(f"`{_esc(t)}`" for t in terms) if terms else "(none)"
 
 
 def evidence_markdown(evidence: Iterable[Mapping[str, Any]]) -> str:

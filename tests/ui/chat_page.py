@@ -70,9 +70,11 @@ def open_trace(page, step_name_part: str, scroll_to: str | None = None) -> str:
     content = page.locator(f"[id='{button.get_attribute('aria-controls')}']")
     content.wait_for()
     if scroll_to:
-        content.get_by_text(scroll_to).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(400)  # let the expand animation finish before scrolling
+        content.get_by_text(scroll_to).first.evaluate("e => e.scrollIntoView({block: 'center'})")
     else:
         button.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
     return content.inner_text()
 
 
