@@ -39,7 +39,8 @@ class Embedder:
 
         self.model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
         self.batch_size = batch_size
-        self.dim = int(self.model.get_sentence_embedding_dimension())
+        dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dim = int(dimension())
         self.max_seq_length = int(self.model.max_seq_length)
         self._lock = threading.Lock()
 

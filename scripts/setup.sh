@@ -12,10 +12,10 @@ fi
 .venv/bin/pip install -q "torch==2.13.0"
 if [ "${1:-}" = "--test" ]; then
   .venv/bin/pip install -q -e ".[test]"
-  if ! command -v chromium >/dev/null 2>&1; then
+  if ! dpkg -s chromium chromium-driver fonts-wqy-microhei >/dev/null 2>&1; then
     if [ "$(id -u)" = "0" ]; then
-      echo "setup: installing Debian chromium for the browser tests" >&2
-      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null
+      echo "setup: installing Debian chromium (and CJK fonts for screenshots) for the browser tests" >&2
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-wqy-microhei) >/dev/null
     else
       echo "setup: chromium is missing and we are not root; browser tests will be skipped" >&2
     fi
