@@ -159,6 +159,20 @@ def empty_db(empty_db_factory) -> Settings:
     return empty_db_factory("empty")
 
 
+def _drop_stale_templates(conn: psycopg.Connection, *, keep: str) -> None:
+    """Old fingerprints' templates are dead weight once a new one exists; one still in use is left."""
+    stale = conn.execute(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'godot\\_rag\\_kbtpl\\_%%' AND datname <> %s", (keep,)
+    ).fetchall()
+    for row in stale:
+        name = sql.Identifier(row["datname"] if isinstance(row, dict) else row[0])
+        try:
+            conn.execute(sql.SQL("ALTER DATABASE {} WITH is_template = false").format(name))
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(name))
+        except psycopg.errors.ObjectInUse:
+            pass  # a parallel session is cloning it right now; a later build drops it
+
+
 @pytest.fixture(scope="session")
 def kb_template(base_settings: Settings, admin_url: str, tmp_path_factory) -> str:
     """Name of a template database holding the test KB, built once per fingerprint."""
@@ -187,6 +201,7 @@ def kb_template(base_settings: Settings, admin_url: str, tmp_path_factory) -> st
                     progress=False,
                 )
                 conn.execute(sql.SQL("ALTER DATABASE {} WITH is_template = true").format(sql.Identifier(template)))
+                _drop_stale_templates(conn, keep=template)
         finally:
             conn.execute("SELECT pg_advisory_unlock(4242)")
     return template
