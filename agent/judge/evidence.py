@@ -9,10 +9,14 @@ verdict; with no signal the answer is neutral, never a guess.
 from __future__ import annotations
 
 from agent.judge.base import JudgeInput, JudgeOutcome
-from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping
-from agent.judge.facts import CodeFacts, Finding, code_facts, looks_like_noise
+import re
+
+from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping, mapping_for
+from agent.judge.facts import AST_KINDS, CodeFacts, Finding, code_facts, looks_like_noise
 from agent.judge.prompts import PROMPT_VERSION
-from agent.judge.rewrite import mechanical_rewrite
+from agent.judge.recommend import drop_godot3_recommendations
+from agent.judge.rewrite import mechanical_rewrite, rename_in, rewrite_fragment
+from agent.judge.snippets import expression_at, statement_at
 from agent.models import Judgment, SuggestedChange
 
 
@@ -80,52 +84,120 @@ class EvidenceJudge:
         reasons: list[str] = []
         renames: dict[str, str] = {}
         label = "migration_required"
+        syntax = [(f, self._syntax_change(f, inp)) for f in facts.godot3_syntax]
+        covered = {c.evidence_id for _, (c, _) in syntax if c is not None}
         for f in facts.godot3_api:
             hit = f.mapping
             assert hit is not None
             md = hit.metadata
             target = md.get("target_api")
+            renames[f.name] = target or ""
+            if hit.record_id in covered:
+                continue  # a syntax finding already shows this change, with the whole call
             doc_id, url = docs_url_for(hit, ev)
             labels = labels_for_mapping(hit, ev)
             ids += [hit.record_id, doc_id or "", *(h.record_id for h in labels[:1])]
             change_type = str(md.get("change_type") or "rename")
-            changes.append(SuggestedChange(old=f.name, new=target, change_type=change_type,
+            old, new = self._api_old_new(f, inp, target)
+            changes.append(SuggestedChange(old=old, new=new, change_type=change_type,
                                            evidence_id=hit.record_id, docs_url=url,
-                                           note=f"line {f.line}: {f.text}"))
-            renames[f.name] = target or ""
+                                           note=f"line {self._line(inp, f)}: {f.text}"))
             reasons.append(f"`{f.name}` is Godot 3 API -> `{target or 'removed'}` [{hit.record_id}]")
             label = "deprecated_or_removed_api" if not target else "godot3_api_in_godot4"
             for proto in labels[:1]:
                 if proto.metadata.get("label") in ("godot3_api_in_godot4", "deprecated_or_removed_api",
                                                    "migration_required"):
                     label = proto.metadata["label"]
-        for f in facts.godot3_syntax:
-            change = self._syntax_change(f, inp)
+        for f, (change, cited) in syntax:
             if change is not None:
                 changes.append(change)
-                ids.append(change.evidence_id)
-            reasons.append(f"Godot 3 syntax `{f.text}` (line {f.line})"
-                           + (f" [{change.evidence_id}]" if change and change.evidence_id else ""))
+                ids += cited
+            reasons.append(f"Godot 3 syntax `{change.old if change else f.text}` (line {self._line(inp, f)})"
+                           + (f" -> `{change.new}`" if change and change.new else "")
+                           + (f" [{', '.join(i for i in cited if i)}]" if cited else ""))
         if facts.godot3_syntax and not facts.godot3_api:
             label = "migration_required"
         ids = _dedupe(ids)
         code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared) if facts.is_gdscript else None
         strong = bool(facts.godot3_syntax) or any(
             f.mapping and f.mapping.metadata.get("confidence") == "verified_from_docs" for f in facts.godot3_api)
-        return Judgment(version_signal="godot3", label=label, migration_required=True,
-                        confidence=0.9 if strong else 0.75, evidence_ids=ids,
-                        rationale="; ".join(reasons) + ".", suggested_changes=changes, suggested_code=code)
+        judgment = Judgment(version_signal="godot3", label=label, migration_required=True,
+                            confidence=0.9 if strong else 0.75, evidence_ids=ids,
+                            rationale="; ".join(reasons) + ".", suggested_changes=changes, suggested_code=code)
+        return drop_godot3_recommendations(judgment, inp, facts)
 
-    def _syntax_change(self, f: Finding, inp: JudgeInput) -> SuggestedChange | None:
+    @staticmethod
+    def _line(inp: JudgeInput, f: Finding) -> int:
+        """The finding's line in the file (findings count lines from the chunk's start)."""
+        return inp.chunk.span.start_line + f.line - 1
+
+    @staticmethod
+    def _api_old_new(f: Finding, inp: JudgeInput, target: str | None) -> tuple[str, str | None]:
+        """A member or call rename shows the whole call as written (`preload(...).instance()`)."""
+        if f.start < 0 or (f.name[:1].isupper() and "." not in f.name):
+            return f.name, target
+        old = expression_at(inp.chunk.code_text, f.start) or f.name
+        member = f.name.rsplit(".", 1)[-1]
+        new_member = (target or "").rsplit(".", 1)[-1]
+        if not target or not new_member.isidentifier():
+            return old, target
+        return old, rename_in(old, member, new_member) or target
+
+    def _syntax_change(self, f: Finding, inp: JudgeInput) -> tuple[SuggestedChange | None, list[str]]:
+        """The change for one syntax finding and the ids that back it (mapping, its docs, a label prototype)."""
         rule = f.rule
         if rule is None:
-            return None
+            return None, []
+        ev = inp.evidence
+        text = inp.chunk.code_text
+        old = (statement_at(text, f.start) if rule.scope == "statement" else expression_at(text, f.start)) \
+            if f.start >= 0 and inp.chunk.chunk_kind in AST_KINDS else ""
+        old = old or f.text
+        fragment = old
+        if rule.name == "file_class":  # `var f = File.new()` goes with its `f.open(...)`: one change
+            m = re.match(r"var\s+([A-Za-z_]\w*)", old)
+            opener = re.search(rf"^[ \t]*{re.escape(m.group(1))}\s*\.\s*open\w*\s*\(", text[f.start:], re.M) if m else None
+            if opener:
+                companion = statement_at(text, f.start + opener.end() - 1)
+                fragment, old = f"{old}\n{companion}", f"{old}; {companion}"
+        new = rewrite_fragment(fragment) if facts_gd(inp) else None
+        new = new or rule.new or None
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
-        support = hits_mentioning(inp.evidence, cues, limit=1)
-        if not support:  # the upgrading guide is the evidence for GDScript 2 syntax changes
-            support = [h for h in inp.evidence.doc_evidence if h.metadata.get("doc_type") == "migration"][:1]
-        hit = support[0] if support else None
-        return SuggestedChange(old=f.text, new=rule.new or None, change_type=rule.change_type,
-                               evidence_id=hit.record_id if hit else "",
-                               docs_url=docs_url_of(hit, inp.evidence) if hit else None,
-                               note=f"line {f.line}: {rule.name}")
+        mapping = mapping_for(finding_keys(f), ev)
+        labels: list = []
+        if mapping is not None:
+            doc_id, url = docs_url_for(mapping, ev)
+            labels = labels_for_mapping(mapping, ev)
+            evidence_id, cited = mapping.record_id, [mapping.record_id, doc_id or ""]
+        else:
+            support = hits_mentioning(ev, cues, limit=1)
+            if not support:  # the upgrading guide is the evidence for GDScript 2 syntax changes
+                support = [h for h in ev.doc_evidence if h.metadata.get("doc_type") == "migration"][:1]
+            hit = support[0] if support else None
+            evidence_id = hit.record_id if hit else ""
+            url = docs_url_of(hit, ev) if hit else None
+            cited = [evidence_id]
+        if not labels:
+            labels = hits_mentioning(ev, cues, limit=2, tables=("label_prototypes",))
+        labels = sorted(labels, key=lambda h: h.metadata.get("label") == "godot4_valid_api")
+        cited += [h.record_id for h in labels[:1] if h.record_id != evidence_id]
+        if url is None:
+            url = next((u for u in (docs_url_of(h, ev) for h in labels) if u), None)
+        return SuggestedChange(old=old, new=new, change_type=rule.change_type, evidence_id=evidence_id,
+                               docs_url=url, note=f"line {self._line(inp, f)}: {rule.name}"
+                               + (f"; {rule.caveat}" if rule.caveat else "")), cited
+
+
+def facts_gd(inp: JudgeInput) -> bool:
+    return inp.chunk.chunk_kind in AST_KINDS or inp.chunk.source_file.endswith(".gd")
+
+
+_SKIP_KEYS = {"self", "new", "var", "func", "start", "connect"}
+
+
+def finding_keys(f: Finding) -> list[str]:
+    """Names to look the finding's api_mapping up by: dotted names in the match, the rule's keys, other names."""
+    dotted = re.findall(r"[A-Za-z_]\w*\s*\.\s*[A-Za-z_]\w*", f.text)
+    words = [w for w in re.findall(r"[A-Za-z_]\w*", f.text) if w not in _SKIP_KEYS]
+    keys = [re.sub(r"\s+", "", d) for d in dotted] + list(f.rule.mapping_keys if f.rule else ()) + words
+    return list(dict.fromkeys(keys))

@@ -62,6 +62,8 @@ class Finding:
     line: int
     rule: SyntaxRule | None = None
     mapping: RetrievalHit | None = None
+    start: int = -1
+    """Offset of the match in the chunk's code_text (to cut out the whole call or statement)."""
 
 
 @dataclass
@@ -147,7 +149,7 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle) -> list[Finding]:
             continue
         seen.add(source)
         text = facts.lexed.text[m.start() : m.end()].strip()
-        out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit))
+        out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit, start=m.start()))
     return out
 
 
@@ -166,7 +168,9 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle) -> CodeFacts:
         m = rule.pattern.search(scan)
         if m:
             text = chunk.code_text[m.start() : m.end()].strip()
-            finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, m.start()), rule)
+            lead = len(scan[m.start() : m.end()]) - len(scan[m.start() : m.end()].lstrip())
+            finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, m.start() + lead), rule,
+                              start=m.start() + lead)
             (facts.godot3 if rule.version == "godot3" else facts.godot4).append(finding)
     if gd:
         for prefix, content, start in lexed.strings:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agent.judge.lexer import lex
+from agent.judge.snippets import close_paren
 from agent.judge.syntax_rules import GDSCRIPT_RULES
 
 _SIMPLE_TYPES = {"int", "float", "bool", "String", "Vector2", "Vector3", "Color", "NodePath", "PackedScene",
@@ -50,20 +51,14 @@ class _NotMechanical(Exception):
     """Raised inside a rewrite step that would need judgement."""
 
 
-def _rewrite_lines(code: str) -> str:
+def _rewrite_lines(code: str, *, with_setget: bool = False) -> str:
     code = _sub_in_code(code, re.compile(r"^(\s*)export(\s*\(([^)\n]*)\))?\s+var\s+([A-Za-z_]\w*)", re.M), _export)
     code = _sub_in_code(code, re.compile(r"^(\s*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
     code = _sub_in_code(code, re.compile(r"^(\s*)tool\s*$", re.M), lambda m, o: f"{m.group(1)}@tool")
     # yield(obj, "signal") -> await obj.signal ; the signal name sits in the (masked) string
     code = _sub_in_code(code, re.compile(r"\byield\s*\(\s*([^,\n]+?)\s*,\s*\"(\w+)\"\s*\)"),
                         lambda m, o: f"await {m.group(1)}.{m.group(2)}", keep_strings=True)
-    # X = move_and_slide(X) -> the velocity property and move_and_slide()
-    def _mas(m: re.Match[str], orig: str) -> str:
-        indent, var = m.group(1), m.group(2)
-        if var == "velocity":
-            return f"{indent}move_and_slide()"
-        return f"{indent}velocity = {var}\n{indent}move_and_slide()\n{indent}{var} = velocity"
-    code = _sub_in_code(code, re.compile(r"^(\s*)([A-Za-z_]\w*)\s*=\s*move_and_slide\(\s*\2\s*\)[ \t]*$", re.M), _mas)
+    code = _rewrite_move_and_slide(code)
     # obj.connect("sig", target, "method") -> obj.sig.connect(target.method)
     def _connect(m: re.Match[str], orig: str) -> str:
         obj, sig, target, method = m.group(1) or "", m.group(2), m.group(3), m.group(4)
@@ -71,11 +66,224 @@ def _rewrite_lines(code: str) -> str:
         return f"{obj}{sig}.connect({callee})"
     code = _sub_in_code(code, re.compile(r"((?:[\w$]+\s*\.\s*)*)connect\(\s*\"(\w+)\"\s*,\s*([\w.]+)\s*,\s*\"(\w+)\"\s*\)"),
                         _connect, keep_strings=True)
+    code = _rewrite_thread_start(code)
+    code = _rewrite_file_new(code)
+    code = _rewrite_tween(code)
+    code = _rewrite_os_window(code)
+    if with_setget:  # shown per change only: Godot 4 runs the setter on in-class access too
+        code = _sub_in_code(code, re.compile(r"^([ \t]*)(var\s+[^\n]*?)[ \t]+setget[ \t]+(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$",
+                                             re.M), _setget)
     for old, new in {**_POOL, **_RECT}.items():
         code = _sub_in_code(code, re.compile(rf"\b{old}\b"), lambda m, o, new=new: new)
     for old, new in _OS_TIME.items():
         code = _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*{old}\b"), lambda m, o, new=new: new)
     return code
+
+
+def _split_args(text: str, masked: str) -> list[str]:
+    """Top-level comma-separated arguments (positions from `masked`, content from `text`)."""
+    out, depth, last = [], 0, 0
+    for k, c in enumerate(masked):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(text[last:k].strip())
+            last = k + 1
+    tail = text[last:].strip()
+    return [*out, tail] if tail or out else out
+
+
+def _rewrite_calls(code: str, name: re.Pattern[str], build) -> str:
+    """Replace each call `name(args)` (located on the masked text) by `build(match, args, orig_call)`."""
+    masked = lex(code).masked
+    out, last = [], 0
+    for m in name.finditer(masked):
+        if m.start() < last:
+            continue
+        open_at = m.end() - 1
+        close = close_paren(masked, open_at)
+        if close < 0:
+            continue
+        args = _split_args(code[open_at + 1 : close - 1], masked[open_at + 1 : close - 1])
+        repl = build(m, args, code[m.start() : close])
+        if repl is None:
+            continue
+        out.append(code[last : m.start()])
+        out.append(repl)
+        last = close
+    out.append(code[last:])
+    return "".join(out)
+
+
+_MAS_PROPS = ("up_direction", "floor_stop_on_slope", "max_slides", "floor_max_angle")
+
+
+def _rewrite_move_and_slide(code: str) -> str:
+    """`[var] A = move_and_slide(B, up, ...)` -> velocity/up_direction/... properties + `move_and_slide()`."""
+    lines = code.split("\n")
+    masked = lex(code).masked.split("\n")
+    rx = re.compile(r"^(\s*)(?:(var\s+)?([A-Za-z_][\w.]*)\s*(?::\s*\w+\s*)?=\s*)?move_and_slide(_with_snap)?\s*\(")
+    out: list[str] = []
+    for line, view in zip(lines, masked):
+        m = rx.match(view)
+        close = close_paren(view, m.end() - 1) if m else -1
+        if not m or close < 0 or view[close:].strip():
+            out.append(line)
+            continue
+        if m.group(4):
+            raise _NotMechanical("move_and_slide_with_snap")
+        indent, decl, target = m.group(1), m.group(2), m.group(3)
+        args = _split_args(line[m.end() : close - 1], view[m.end() : close - 1])
+        if not args or len(args) > 6:
+            out.append(line)
+            continue
+        new = [] if args[0] == "velocity" else [f"velocity = {args[0]}"]
+        new += [f"{prop} = {value}" for prop, value in zip(_MAS_PROPS, args[1:5])]
+        new.append("move_and_slide()")
+        if target and target != "velocity":
+            new.append(f"{decl or ''}{target} = velocity")
+        out += [indent + n for n in new]
+    return "\n".join(out)
+
+
+def _rewrite_thread_start(code: str) -> str:
+    """`t.start(self, "f"[, data])` -> `t.start(f)` / `t.start(f.bind(data))`."""
+    def build(m, args, orig):
+        if len(args) not in (2, 3) or args[0] != "self" or not re.fullmatch(r'"\w+"', args[1]):
+            return None
+        fn = args[1].strip('"')
+        return f"{m.group(1)}start({fn}.bind({args[2]}))" if len(args) == 3 else f"{m.group(1)}start({fn})"
+    return _rewrite_calls(code, re.compile(r"(\.\s*)start\s*\("), build)
+
+
+def _rewrite_tween(code: str) -> str:
+    """Tween node `interpolate_property(obj, prop, from, to, t[, trans, ease, delay])` -> `create_tween().tween_property()`."""
+    done = []
+    def build(m, args, orig):
+        if not 5 <= len(args) <= 8:
+            return None
+        obj, prop, start, final, dur, *rest = args
+        tail = f".from({start})" if start else ""
+        for method, value in zip(("set_trans", "set_ease", "set_delay"), rest):
+            tail += f".{method}({value})"
+        done.append(m.group(1))
+        return f"create_tween().tween_property({obj}, {prop}, {final}, {dur}){tail}"
+    view_rx = re.compile(r"((?:\$[\w/]+|%\w+|[A-Za-z_]\w*)\s*\.\s*)?interpolate_property\s*\(")
+    # receivers like `$Tween` are blanked in the masked text, so locate them on the comment-free text
+    lexed = lex(code)
+    masked = lexed.masked
+    out, last = [], 0
+    for m in view_rx.finditer(lexed.no_comments):
+        if masked[m.end() - 1] != "(" or m.start() < last:
+            continue
+        close = close_paren(masked, m.end() - 1)
+        if close < 0:
+            continue
+        args = _split_args(code[m.end() : close - 1], masked[m.end() : close - 1])
+        repl = build(m, args, code[m.start() : close])
+        if repl is None:
+            continue
+        out += [code[last : m.start()], repl]
+        last = close
+    out.append(code[last:])
+    code = "".join(out)
+    for receiver in {r.rstrip(". \t") for r in done if r}:  # the Tween node's start(): tweens now start by themselves
+        code = re.sub(rf"^[ \t]*{re.escape(receiver)}\s*\.\s*start\(\s*\)[ \t]*\n?", "", code, flags=re.M)
+    return code
+
+
+_OS_WINDOW_PROPS = {
+    "window_size": ("window_get_size()", "window_set_size({})"),
+    "window_position": ("window_get_position()", "window_set_position({})"),
+    "min_window_size": ("window_get_min_size()", "window_set_min_size({})"),
+    "max_window_size": ("window_get_max_size()", "window_set_max_size({})"),
+    "window_borderless": ("window_get_flag(DisplayServer.WINDOW_FLAG_BORDERLESS)",
+                          "window_set_flag(DisplayServer.WINDOW_FLAG_BORDERLESS, {})"),
+    "window_fullscreen": ("window_get_mode() == DisplayServer.WINDOW_MODE_FULLSCREEN",
+                          "window_set_mode(DisplayServer.WINDOW_MODE_FULLSCREEN if {} else DisplayServer.WINDOW_MODE_WINDOWED)"),
+    "keep_screen_on": ("screen_is_kept_on()", "screen_set_keep_on({})"),
+}
+_OS_WINDOW_METHODS = {
+    "get_screen_size": "screen_get_size", "get_screen_dpi": "screen_get_dpi", "get_screen_count": "get_screen_count",
+    "get_screen_position": "screen_get_position", "set_window_title": "window_set_title",
+    "get_window_size": "window_get_size", "set_window_size": "window_set_size",
+    "get_window_position": "window_get_position", "set_window_position": "window_set_position",
+    "get_current_screen": "window_get_current_screen", "set_current_screen": "window_set_current_screen",
+    "get_window_safe_area": "get_display_safe_area",
+}
+
+
+def _rewrite_os_window(code: str) -> str:
+    """OS window/screen properties and methods -> their DisplayServer calls."""
+    def assign(m, orig):
+        return f"{m.group(1)}DisplayServer." + _OS_WINDOW_PROPS[m.group(2)][1].format(m.group(3).strip())
+    props = "|".join(_OS_WINDOW_PROPS)
+    code = _sub_in_code(code, re.compile(rf"^(\s*)OS\s*\.\s*({props})\s*=(?!=)([^\n]+)$", re.M), assign,
+                        keep_strings=True)
+    code = _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*({props})\b(?!\s*=[^=])"),
+                        lambda m, o: "DisplayServer." + _OS_WINDOW_PROPS[m.group(1)][0])
+    methods = "|".join(_OS_WINDOW_METHODS)
+    return _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*({methods})\s*\("),
+                        lambda m, o: f"DisplayServer.{_OS_WINDOW_METHODS[m.group(1)]}(")
+
+
+def _setget(m: re.Match[str], orig: str) -> str:
+    setter, getter = m.group(3), m.group(4)
+    parts = ([f"set = {setter}"] if setter else []) + ([f"get = {getter}"] if getter else [])
+    if not parts:
+        raise _NotMechanical("empty setget")
+    return f"{m.group(1)}{orig[len(m.group(1)):].split(' setget')[0].rstrip()}: {', '.join(parts)}"
+
+
+_FILE_NEW = re.compile(r"^([ \t]*)var\s+([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*(File|Directory)\s*\.\s*new\(\s*\)[ \t]*$",
+                       re.M)
+
+
+def _rewrite_file_new(code: str) -> str:
+    """`var f = File.new()` + `f.open(p, File.READ)` -> `var f = FileAccess.open(p, FileAccess.READ)`.
+
+    Only when the `open` call is a statement of its own (its Godot 3 error code unused).
+    """
+    masked = lex(code).masked
+    for m in list(_FILE_NEW.finditer(masked))[::-1]:
+        indent, name, cls = m.group(1), m.group(2), m.group(3)
+        opener = re.compile(rf"^[ \t]*{re.escape(name)}\s*\.\s*(open|open_encrypted_with_pass|open_compressed)\s*\(", re.M)
+        o = opener.search(masked, m.end())
+        close = close_paren(masked, o.end() - 1) if o else -1
+        if not o or close < 0 or masked[close : masked.find("\n", close) if "\n" in masked[close:] else len(masked)].strip():
+            continue
+        method = {"open": "open"}.get(o.group(1), o.group(1))
+        new_cls = "FileAccess" if cls == "File" else "DirAccess"
+        args = code[o.end() : close - 1]
+        line_end = masked.find("\n", close)
+        line_end = len(code) if line_end < 0 else line_end + 1
+        code = (code[: m.start()] + f"{indent}var {name} = {new_cls}.{method}({args})" + code[m.end() : o.start()]
+                + code[line_end:]).rstrip("\n") + ("\n" if code.endswith("\n") else "")
+        masked = lex(code).masked
+    return _sub_in_code(code, re.compile(r"\bFile\s*\.\s*(READ|WRITE|READ_WRITE|WRITE_READ|file_exists)\b"),
+                        lambda m, o: f"FileAccess.{m.group(1)}")
+
+
+def rename_in(fragment: str, old: str, new: str) -> str | None:
+    """`fragment` with the identifier `old` (code positions only, not after `$`/`%`) renamed to `new`."""
+    out = _sub_in_code(fragment, re.compile(rf"(?<![\w$%]){re.escape(old)}\b"), lambda m, o: new)
+    return out if out != fragment else None
+
+
+def rewrite_fragment(fragment: str) -> str | None:
+    """The Godot 4 form of one statement or call, on one line ('; '-joined), or None if not mechanical."""
+    try:
+        new = _rewrite_lines(fragment, with_setget=True)
+    except _NotMechanical:
+        return None
+    if new == fragment:
+        return None
+    masked = lex(new).masked
+    if any(r.version == "godot3" and r.pattern.search(masked) for r in GDSCRIPT_RULES):
+        return None
+    return "; ".join(part.strip() for part in new.split("\n") if part.strip())
 
 
 def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str]) -> str | None:

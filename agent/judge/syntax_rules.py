@@ -23,6 +23,12 @@ class SyntaxRule:
     new: str = ""
     change_type: str = "syntax_change"
     cues: tuple[str, ...] = ()
+    mapping_keys: tuple[str, ...] = ()
+    """Old names of the api_mapping record that documents this change (`yield`, `Thread.start`)."""
+    caveat: str = ""
+    """What else changes with the migration (shown in the item's note)."""
+    scope: str = "expression"
+    """What a migration item shows as `old`: the whole call (`expression`) or the line (`statement`)."""
 
 
 def _r(p: str) -> re.Pattern[str]:
@@ -32,34 +38,36 @@ def _r(p: str) -> re.Pattern[str]:
 GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     # --- Godot 3 only ---
     SyntaxRule("export_keyword", "godot3", _r(r"^\s*export\b(\s*\([^)\n]*\))?\s+var\b"),
-               "export var", "@export var", "annotation", ("@export", "export")),
+               "export var", "@export var", "annotation", ("@export", "export"), mapping_keys=("export",), scope="statement"),
     SyntaxRule("onready_keyword", "godot3", _r(r"^\s*onready\s+var\b"),
-               "onready var", "@onready var", "annotation", ("@onready", "onready")),
-    SyntaxRule("tool_keyword", "godot3", _r(r"^\s*tool\s*$"), "tool", "@tool", "annotation", ("@tool",)),
-    SyntaxRule("setget", "godot3", _r(r"\bsetget\b"), "setget", "set/get property syntax",
-               "syntax_change", ("setget", "setter")),
+               "onready var", "@onready var", "annotation", ("@onready", "onready"), mapping_keys=("onready",), scope="statement"),
+    SyntaxRule("tool_keyword", "godot3", _r(r"^\s*tool\s*$"), "tool", "@tool", "annotation", ("@tool",), mapping_keys=("tool",), scope="statement"),
+    SyntaxRule("setget", "godot3", _r(r"\bsetget\b"), "setget", "var x: set = setter, get = getter",
+               "syntax_change", ("setget", "setter"), mapping_keys=("setget",), scope="statement",
+               caveat="the setter/getter now runs on every access, also inside the class"),
     SyntaxRule("yield", "godot3", _r(r"\byield\s*\("), "yield(obj, \"signal\")", "await obj.signal",
-               "syntax_change", ("await", "yield")),
+               "syntax_change", ("await", "yield"), mapping_keys=("yield",)),
     SyntaxRule("rpc_keyword", "godot3",
                _r(r"^\s*(remote|master|puppet|remotesync|mastersync|puppetsync|slave)\s+(func|var)\b"),
-               "remote/master/puppet", "@rpc", "annotation", ("@rpc", "rpc")),
+               "remote/master/puppet", "@rpc", "annotation", ("@rpc", "rpc"), scope="statement"),
     SyntaxRule("connect_string_method", "godot3",
                _r(r"\bconnect\s*\(\s*\"[^\"\n]*\"\s*,\s*[\w.$]+\s*,\s*\""),
                'connect("signal", target, "method")', "signal.connect(callable)", "call_form",
-               ("connect", "Callable")),
+               ("connect", "Callable"), mapping_keys=("connect",)),
     SyntaxRule("move_and_slide_args", "godot3", _r(r"\bmove_and_slide(_with_snap)?\s*\(\s*[^)\s]"),
                "move_and_slide(velocity, ...)", "velocity property + move_and_slide()", "call_form",
-               ("move_and_slide",)),
+               ("move_and_slide",), mapping_keys=("move_and_slide", "move_and_slide_with_snap"), scope="statement",
+               caveat="velocity and up_direction are CharacterBody properties; move_and_slide() returns a bool"),
     SyntaxRule("funcref", "godot3", _r(r"\bfuncref\s*\("), "funcref(obj, \"m\")", "Callable(obj, \"m\")",
-               "rename_or_replacement", ("Callable", "funcref")),
+               "rename_or_replacement", ("Callable", "funcref"), mapping_keys=("funcref",)),
     SyntaxRule("file_class", "godot3", _r(r"\b(File|Directory)\s*\.\s*new\s*\("),
-               "File.new()/Directory.new()", "FileAccess.open()/DirAccess.open()", "removed",
-               ("FileAccess", "DirAccess")),
+               "File.new()/Directory.new()", "FileAccess.open(path, mode) / DirAccess.open(path) (static, no .new())", "removed",
+               ("FileAccess", "DirAccess"), scope="statement"),
     SyntaxRule("os_window", "godot3",
                _r(r"\bOS\s*\.\s*(window_\w+|set_window_\w+|get_window_\w+|is_window_\w+|get_screen_\w+|"
                   r"screen_\w+|set_borderless_window|vsync_enabled|set_use_vsync|center_window|"
                   r"set_current_screen|get_current_screen|min_window_size|max_window_size|keep_screen_on)\b"),
-               "OS window/screen API", "DisplayServer", "moved", ("DisplayServer",)),
+               "OS window/screen API", "DisplayServer window_*/screen_* methods", "moved", ("DisplayServer",)),
     SyntaxRule("os_time", "godot3",
                _r(r"\bOS\s*\.\s*(get_ticks_msec|get_ticks_usec|get_unix_time\w*|get_datetime\w*|get_date|"
                   r"get_time|get_system_time_\w+|get_time_zone_info)\b"),
@@ -67,9 +75,10 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     SyntaxRule("tween_node", "godot3",
                _r(r"(\.\s*interpolate_(property|method|callback|deferred_callback)\s*\(|\bTween\s*\.\s*new\s*\()"),
                "Tween node interpolate_*", "create_tween().tween_property()", "removed",
-               ("create_tween", "Tween")),
+               ("create_tween", "Tween"), mapping_keys=("Tween", "interpolate_property", "Tween.new")),
     SyntaxRule("thread_start_old", "godot3", _r(r"\.\s*start\s*\(\s*self\s*,\s*\""),
-               'thread.start(self, "f")', "thread.start(f)", "call_form", ("Thread", "Callable")),
+               'thread.start(self, "f")', "thread.start(f)", "call_form", ("Thread",), mapping_keys=("Thread.start",),
+               caveat="the function gets no userdata argument; pass values with bind()"),
     SyntaxRule("pool_array", "godot3", _r(r"\bPool(Byte|Int|Real|String|Vector2|Vector3|Color)Array\b"),
                "PoolArray types", "Packed*Array", "rename_or_replacement", ("Packed",)),
     SyntaxRule("super_dot_call", "godot3", _r(r"^\s*\.\s*[A-Za-z_]\w*\s*\("), ".method() super call",
@@ -77,7 +86,7 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     SyntaxRule("init_super_args", "godot3", _r(r"\bfunc\s+_init\s*\([^)\n]*\)\s*\.\s*\("),
                "func _init().(args)", "super(args) in _init", "syntax_change", ("super",)),
     SyntaxRule("xform", "godot3", _r(r"\.\s*xform(_inv)?\s*\("), "xform()", "* operator",
-               "removed", ("Transform2D",)),
+               "removed", ("Transform2D",), mapping_keys=("xform",)),
     SyntaxRule("rect_properties", "godot3",
                _r(r"(\.|^\s*|\bself\.)rect_(position|size|min_size|rotation|scale|pivot_offset|"
                   r"global_position|clip_content)\b"),

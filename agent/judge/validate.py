@@ -17,7 +17,6 @@ A failed judgment is replaced by a downgraded `ambiguous_version_signal` one.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
@@ -27,6 +26,7 @@ from agent.judge.dimension import detect_project_dimension, dimension_of_name
 from agent.judge.facts import CodeFacts, code_facts
 from agent.judge.factory import make_judge
 from agent.judge.lexer import identifiers, lex
+from agent.judge.recommend import recommendation_failures
 from agent.models import LABELS, Judgment
 
 __all__ = ["ValidationResult", "validate", "judge_and_validate", "make_judge", "detect_project_dimension"]
@@ -67,64 +67,6 @@ def _parse(raw: Judgment | dict | str) -> tuple[Judgment | None, list[str]]:
     except ValidationError as exc:
         first = exc.errors()[0]
         return None, [f"json: does not match the Judgment schema ({'.'.join(map(str, first['loc']))}: {first['msg']})"]
-
-
-def _forbidden_identifiers(inp: JudgeInput) -> set[str]:
-    names: set[str] = set()
-    for hit in inp.evidence.api_mapping_evidence:
-        md = hit.metadata
-        source, target = md.get("source_api"), md.get("target_api")
-        if source and source != target and md.get("status") != "rejected" and not md.get("documented_in_godot4"):
-            names.add(str(source))
-    return names
-
-
-_CODE_LIKE = re.compile(r"[()\"'=$.]")
-
-
-def _negative_patterns(inp: JudgeInput) -> list[str]:
-    phrases: list[str] = []
-    for hit in inp.evidence.api_mapping_evidence:
-        for p in hit.metadata.get("negative_patterns") or []:
-            if isinstance(p, str) and p.strip():
-                phrases.append(p.strip())
-            elif isinstance(p, dict) and isinstance(p.get("pattern"), str):
-                phrases.append(p["pattern"])
-    return phrases
-
-
-def _forbidden_answer_terms(inp: JudgeInput) -> list[str]:
-    terms: list[str] = []
-    for hit in inp.evidence.label_evidence:
-        rules = hit.metadata.get("validator_rules") or {}
-        terms += [t for t in rules.get("forbidden_answer_terms") or [] if isinstance(t, str) and t.strip()]
-    return terms
-
-
-def _contains_pattern(text: str, pattern: str) -> bool:
-    """Case-insensitive, and never inside a longer name (`export var` is not in `@export var`)."""
-    tail = r"\b" if pattern[-1:].isalnum() else ""
-    return re.search(rf"(?<![\w@]){re.escape(pattern)}{tail}", text, re.IGNORECASE) is not None
-
-
-def _check_recommendations(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> list[str]:
-    failures: list[str] = []
-    code_view = lex(j.suggested_code).masked if j.suggested_code else ""
-    new_sides = [c.new for c in j.suggested_changes if c.new]
-    for name in sorted(_forbidden_identifiers(inp)):
-        rx = re.compile(rf"(?<![\w.]){re.escape(name)}\b") if "." in name else re.compile(rf"(?<![\w]){re.escape(name)}\b")
-        if any(rx.search(n) for n in new_sides) or (name not in facts.declared and rx.search(code_view)):
-            failures.append(f"no_godot3_api_recommended: suggests Godot 3 API {name!r}")
-    suggestions = [*new_sides, code_view]
-    for pattern in _negative_patterns(inp):  # old-side code: only the suggested (new) side may not hold it
-        if len(pattern.strip()) > 2 and any(_contains_pattern(t, pattern) for t in suggestions):
-            failures.append(f"no_godot3_api_recommended: suggestion matches negative pattern {pattern!r}")
-    for term in _forbidden_answer_terms(inp):
-        # prose terms ("keep KinematicBody2D") also bind the rationale; code-like ones only suggestions
-        texts = suggestions if _CODE_LIKE.search(term) else [*suggestions, j.rationale]
-        if any(_contains_pattern(t, term) for t in texts):
-            failures.append(f"no_godot3_api_recommended: matches forbidden answer term {term!r}")
-    return failures
 
 
 def _check_dimension(j: Judgment, inp: JudgeInput) -> list[str]:
@@ -197,7 +139,7 @@ def validate(judgment: Judgment | dict | str, inp: JudgeInput) -> ValidationResu
     if unknown:
         failures.append(f"evidence_ids_retrieved: not retrieved for this chunk: {', '.join(unknown[:5])}")
     facts = code_facts(inp.chunk, inp.evidence)
-    failures += _check_recommendations(j, inp, facts)
+    failures += recommendation_failures(j, inp, facts)
     failures += _check_dimension(j, inp)
     failures += _check_consistency(j)
     failures += _check_facts(j, facts)

@@ -59,6 +59,18 @@ def _embed_text(query: RetrieverQuery) -> str:
     return query.query_text or query.raw_chunk_text
 
 
+_URLS_SQL = "SELECT chunk_id, source_url FROM godot_rag.docs_chunks WHERE chunk_id = ANY(%s) AND source_url IS NOT NULL"
+
+
+def _evidence_urls(conn, rows: list[dict]) -> dict[str, str]:
+    """source_url of every docs chunk a mapping/prototype row cites (one indexed lookup)."""
+    ids = sorted({i for r in rows if r["table_name"] != "docs_chunks"
+                  for i in (r["metadata"] or {}).get("evidence_chunk_ids") or []})
+    if not ids:
+        return {}
+    return {r["chunk_id"]: r["source_url"] for r in conn.execute(_URLS_SQL, (ids,)).fetchall()}
+
+
 class Retriever:
     """One `RetrieverQuery` -> one `EvidenceBundle`; sync and thread-safe (pool + locked embedder)."""
 
@@ -102,8 +114,9 @@ class Retriever:
             # for every row; the indexes are what keeps p95 flat as the corpus grows.
             conn.execute(_SESSION_SQL, (str(self.config.trigram_threshold),))
             rows = conn.execute(statement, params).fetchall()
+            urls = _evidence_urls(conn, rows)
         t2 = time.perf_counter()
-        bundle = self._fuse(query, rows, terms)
+        bundle = self._fuse(query, rows, terms, urls)
         self.last_timings = {"embed_ms": (t1 - t0) * 1000, "sql_ms": (t2 - t1) * 1000,
                              "total_ms": (time.perf_counter() - t0) * 1000}
         return bundle
@@ -113,7 +126,8 @@ class Retriever:
         vectors = self.embedder.embed_documents([_embed_text(q) for q in queries])
         return [self.retrieve(q, vector=v) for q, v in zip(queries, vectors)]
 
-    def _fuse(self, query: RetrieverQuery, rows: list[dict], terms: list[str]) -> EvidenceBundle:
+    def _fuse(self, query: RetrieverQuery, rows: list[dict], terms: list[str],
+              urls: dict[str, str] | None = None) -> EvidenceBundle:
         cfg = self.config
         ranks: dict[tuple[str, str], int] = defaultdict(int)
         fused: dict[tuple[str, str], float] = defaultdict(float)
@@ -145,6 +159,9 @@ class Retriever:
                 metadata = dict(row["metadata"] or {})
                 if row["documented"] is not None:
                     metadata["documented_in_godot4"] = bool(row["documented"])
+                linked = {i: urls[i] for i in metadata.get("evidence_chunk_ids") or [] if urls and i in urls}
+                if table != "docs_chunks" and linked:
+                    metadata["evidence_urls"] = linked  # judges link the docs a mapping cites, retrieved or not
                 out[_BUNDLE_KEY[table]].append(RetrievalHit(
                     table=table, record_id=row["id"], title=row["title"], content=row["content"],
                     score=round(fused[key], 6), metadata=metadata, match=legs[key]))

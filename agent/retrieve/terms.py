@@ -16,6 +16,15 @@ STOP_IDENTIFIERS = frozenset(
 )
 
 
+# GDScript 1 keywords in their syntactic position: they name the api_mapping syntax records
+# (`export` -> `@export`), which the chunker's symbol lists never contain.
+_GODOT3_KEYWORDS = re.compile(
+    r"^[ \t]*(?:(export)\s*(?:\(|var\b)|(onready)\s+var\b|(tool)[ \t]*$|"
+    r"(remote|master|puppet|remotesync|mastersync|puppetsync)\s+(?:func|var)\b)|\b(setget)\b", re.MULTILINE)
+
+_THREAD_START = re.compile(r"\.\s*start\s*\(\s*self\s*,\s*[\"']")  # Godot 3 Thread.start(self, "method")
+
+
 def exact_terms(query: RetrieverQuery) -> list[str]:
     """Identifiers for whole-identifier lookup: `Input.is_action_pressed` also gives `Input`, `is_action_pressed`."""
     out: dict[str, None] = {}
@@ -30,6 +39,10 @@ def exact_terms(query: RetrieverQuery) -> list[str]:
                 out.setdefault(p)
             for a, b in zip(parts, parts[1:]):
                 out.setdefault(f"{a}.{b}")
+    for m in _GODOT3_KEYWORDS.finditer(query.raw_chunk_text):
+        out.setdefault(next(g for g in m.groups() if g))
+    if _THREAD_START.search(query.raw_chunk_text):
+        out.setdefault("Thread.start")
     return [t for t in out if t not in STOP_IDENTIFIERS]
 
 

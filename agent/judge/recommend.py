@@ -1,0 +1,118 @@
+"""What a judgment recommends must not be Godot 3: the `no_godot3_api_recommended` rule.
+
+Only the recommended side is checked: each change's `new` and the suggested code, never
+the `old` side (that is the user's Godot 3 code, quoted). Old names match as whole
+identifiers in code positions, case-sensitively: a node path `$Sprite`, a string, a
+comment, `@export` or the user's own `var sprite` is not the Godot 3 class `Sprite`.
+The evidence judge runs the same check on its own output and drops a suggestion that
+fails it, so one imperfect rewrite never costs the whole verdict.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.judge.base import JudgeInput
+from agent.judge.facts import CodeFacts
+from agent.judge.lexer import lex
+from agent.models import Judgment
+
+_IDENT_API = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+_CODE_LIKE = re.compile(r"[()\"'=$.]")
+
+
+def _mapping_live(md: dict) -> bool:
+    source, target = md.get("source_api"), md.get("target_api")
+    return bool(source) and source != target and md.get("status") != "rejected" \
+        and md.get("change_type") != "unchanged" and not md.get("documented_in_godot4")
+
+
+def forbidden_names(inp: JudgeInput) -> set[str]:
+    """Old API names (identifiers or `Class.member`) of the retrieved mappings still gone in Godot 4."""
+    return {str(h.metadata["source_api"]) for h in inp.evidence.api_mapping_evidence
+            if _mapping_live(h.metadata) and _IDENT_API.fullmatch(str(h.metadata["source_api"]))}
+
+
+def negative_patterns(inp: JudgeInput) -> list[str]:
+    """Old-side code patterns of the retrieved mappings (mappings Godot 4 still documents excluded)."""
+    phrases: list[str] = []
+    for hit in inp.evidence.api_mapping_evidence:
+        if not _mapping_live(hit.metadata):
+            continue
+        for p in hit.metadata.get("negative_patterns") or []:
+            if isinstance(p, dict):
+                p = p.get("pattern")
+            if isinstance(p, str) and len(p.strip()) > 2:
+                phrases.append(p.strip())
+    return phrases
+
+
+def forbidden_answer_terms(inp: JudgeInput) -> list[str]:
+    terms: list[str] = []
+    for hit in inp.evidence.label_evidence:
+        rules = hit.metadata.get("validator_rules") or {}
+        terms += [t for t in rules.get("forbidden_answer_terms") or [] if isinstance(t, str) and t.strip()]
+    return terms
+
+
+def _name_in_code(name: str, masked: str) -> bool:
+    """Whole identifier in a code position: not `@export`, `.export`, `$Sprite`, `%Sprite` or `sprite`."""
+    if "." in name:
+        owner, member = name.rsplit(".", 1)
+        rx = rf"(?<![\w@$%.]){re.escape(owner)}\s*\.\s*{re.escape(member)}\b"
+    else:
+        rx = rf"(?<![\w@$%.]){re.escape(name)}\b"
+    return re.search(rx, masked) is not None
+
+
+def _phrase_in(text: str, phrase: str, *, ignore_case: bool) -> bool:
+    """Never inside a longer name (`export var` is not in `@export var`)."""
+    head = r"(?<![\w@$%.])" if phrase[:1].isalnum() or phrase[:1] == "_" else ""
+    tail = r"\b" if phrase[-1:].isalnum() or phrase[-1:] == "_" else ""
+    return re.search(f"{head}{re.escape(phrase)}{tail}", text, re.IGNORECASE if ignore_case else 0) is not None
+
+
+def _pattern_in(code: str, pattern: str, declared: set[str]) -> bool:
+    lexed = lex(code)
+    if _IDENT_API.fullmatch(pattern):  # an old name: whole identifier in code, not one the user declared
+        return pattern not in declared and _name_in_code(pattern, lexed.masked)
+    return _phrase_in(lexed.no_comments, pattern, ignore_case=False)
+
+
+def recommendation_failures(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> list[str]:
+    """`no_godot3_api_recommended: ...` entries for the new sides and the suggested code."""
+    failures: list[str] = []
+    suggestions = [c.new for c in j.suggested_changes if c.new]
+    if j.suggested_code:
+        suggestions.append(j.suggested_code)
+    for name in sorted(forbidden_names(inp)):
+        if name in facts.declared:
+            continue
+        if any(_name_in_code(name, lex(t).masked) for t in suggestions):
+            failures.append(f"no_godot3_api_recommended: suggests Godot 3 API {name!r}")
+    for pattern in dict.fromkeys(negative_patterns(inp)):
+        if any(_pattern_in(t, pattern, facts.declared) for t in suggestions):
+            failures.append(f"no_godot3_api_recommended: suggestion matches negative pattern {pattern!r}")
+    for term in forbidden_answer_terms(inp):
+        # prose terms ("keep KinematicBody2D") also bind the rationale; code-like ones only suggestions
+        if _CODE_LIKE.search(term):
+            hit = any(_phrase_in(lex(t).no_comments, term, ignore_case=False) for t in suggestions)
+        else:
+            hit = any(_phrase_in(t, term, ignore_case=True) for t in [*suggestions, j.rationale])
+        if hit:
+            failures.append(f"no_godot3_api_recommended: matches forbidden answer term {term!r}")
+    return failures
+
+
+def drop_godot3_recommendations(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> Judgment:
+    """The evidence judge's self-check: drop suggested code, then single `new` sides, that fail the rule."""
+    if not recommendation_failures(j, inp, facts):
+        return j
+    j = j.model_copy(update={"suggested_code": None})
+    changes = []
+    for c in j.suggested_changes:
+        probe = j.model_copy(update={"suggested_changes": [c], "rationale": ""})
+        if c.new and recommendation_failures(probe, inp, facts):
+            c = c.model_copy(update={"new": None, "note": (c.note + "; " if c.note else "") + "no safe replacement"})
+        changes.append(c)
+    return j.model_copy(update={"suggested_changes": changes})

@@ -1,0 +1,97 @@
+"""Cut the real code of a finding out of a chunk: the whole call or statement, as written.
+
+Migration items show what the user wrote (`velocity = move_and_slide(velocity, Vector2.UP)`),
+not the few characters a detection regex happened to match. Offsets come from the masked
+text (`lexer.lex`), so parentheses inside strings or comments never unbalance a call.
+"""
+
+from __future__ import annotations
+
+from agent.judge.lexer import lex
+
+_RECEIVER = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$%/")
+
+
+def close_paren(masked: str, open_at: int) -> int:
+    """Offset just past the parenthesis matching the one at `open_at`, or -1."""
+    depth = 0
+    for k in range(open_at, len(masked)):
+        c = masked[k]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return -1
+
+
+def _receiver_start(text: str, masked: str, start: int) -> int:
+    """Walk back over a receiver chain (`$Button.`, `get_tree().`, `preload("x").`)."""
+    i = start
+    while i > 0:
+        c = masked[i - 1]
+        if c in _RECEIVER or (text[i - 1] in _RECEIVER and c == " "):  # node paths are blanked in `masked`
+            i -= 1
+            continue
+        if c in ")]":  # a call or index in the chain: jump to its opening bracket
+            depth, k = 0, i - 1
+            while k >= 0:
+                if masked[k] in ")]":
+                    depth += 1
+                elif masked[k] in "([":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                k -= 1
+            if k < 0:
+                break
+            i = k
+            continue
+        break
+    return i
+
+
+def expression_at(text: str, start: int) -> str:
+    """The expression around offset `start`: receiver chain, name and, if called, its whole argument list."""
+    masked = lex(text).masked
+    if not 0 <= start < len(text):
+        return ""
+    while start < len(text) and text[start] in " \t.":
+        start += 1
+    begin = _receiver_start(text, masked, start)
+    while begin < start and text[begin] in ". \t":
+        begin += 1
+    end = start
+    while end < len(masked) and (masked[end].isalnum() or masked[end] in "_."):
+        end += 1
+    while True:  # the name's own call, and any directly chained member access
+        k = end
+        while k < len(masked) and masked[k] in " \t":
+            k += 1
+        if k < len(masked) and masked[k] == "(":
+            close = close_paren(masked, k)
+            if close < 0:
+                break
+            end = close
+            continue
+        break
+    return text[begin:end].strip()
+
+
+def statement_at(text: str, start: int) -> str:
+    """The statement on the line holding `start` (comment removed), joined over bracketed line breaks."""
+    lexed = lex(text)
+    line_start = text.rfind("\n", 0, start) + 1
+    k, depth = line_start, 0
+    while k < len(text):
+        c = lexed.masked[k]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "\n" and depth <= 0:
+            break
+        k += 1
+    stmt = lexed.no_comments[line_start:k]
+    return " ".join(part.strip() for part in stmt.splitlines()).strip()
