@@ -154,7 +154,10 @@ class Retriever:
         out: dict[str, list[RetrievalHit]] = {name: [] for name in _BUNDLE_KEY.values()}
         for table in TABLES:
             keys = sorted((k for k in fused if k[0] == table), key=lambda k: (-fused[k], k[1]))
-            for key in keys[: cfg.top_k(table)]:
+            # exact old-name matches are kept past top_k (up to twice it): a chunk full of Godot 3
+            # calls needs the mapping of each one, and these are the most precise evidence there is
+            exact = [k for k in keys[cfg.top_k(table) :] if "exact" in legs[k]][: cfg.top_k(table)]
+            for key in keys[: cfg.top_k(table)] + exact:
                 row = rows_by_key[key]
                 metadata = dict(row["metadata"] or {})
                 if row["documented"] is not None:

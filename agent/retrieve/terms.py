@@ -22,7 +22,9 @@ _GODOT3_KEYWORDS = re.compile(
     r"^[ \t]*(?:(export)\s*(?:\(|var\b)|(onready)\s+var\b|(tool)[ \t]*$|"
     r"(remote|master|puppet|remotesync|mastersync|puppetsync)\s+(?:func|var)\b)|\b(setget)\b", re.MULTILINE)
 
-_THREAD_START = re.compile(r"\.\s*start\s*\(\s*self\s*,\s*[\"']")  # Godot 3 Thread.start(self, "method")
+# Godot 3 call forms with string method names: Thread.start(self, "m"), connect("signal", target, "m")
+_THREAD_START = re.compile(r"\.\s*start\s*\(\s*self\s*,\s*[\"']")
+_STRING_CONNECT = re.compile(r"\bconnect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[\w.$]+\s*,\s*[\"']")
 
 
 def exact_terms(query: RetrieverQuery) -> list[str]:
@@ -43,6 +45,8 @@ def exact_terms(query: RetrieverQuery) -> list[str]:
         out.setdefault(next(g for g in m.groups() if g))
     if _THREAD_START.search(query.raw_chunk_text):
         out.setdefault("Thread.start")
+    if _STRING_CONNECT.search(query.raw_chunk_text):
+        out.setdefault("connect")
     return [t for t in out if t not in STOP_IDENTIFIERS]
 
 
