@@ -97,11 +97,15 @@ def drop_database(admin: str, name: str) -> None:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
-def raw_throughput(settings: Settings, out_dir: Path, n: int) -> float:
-    """The model alone on a random sample of the same chunk texts: texts per second."""
+def sample_texts(out_dir: Path, n: int) -> list[str]:
+    """A random sample of the chunk texts the pipeline embeds."""
     lines = (out_dir / CHUNKS_FILE).read_text(encoding="utf-8").splitlines()
     random.seed(7)
-    texts = [chunk_embedding_text(json.loads(x)) for x in random.sample(lines, min(n, len(lines)))]
+    return [chunk_embedding_text(json.loads(x)) for x in random.sample(lines, min(n, len(lines)))]
+
+
+def raw_throughput(settings: Settings, texts: list[str]) -> float:
+    """The model alone on the sample: texts per second."""
     emb = get_embedder(settings)
     t = time.perf_counter()
     emb.embed_documents(texts)
@@ -176,10 +180,18 @@ def main() -> int:
         model_load = time.perf_counter() - t
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp)
+            # the raw sample is drawn from a chunking pass, then timed before and after the ingest:
+            # on a shared machine the load drifts, and the mean of both is the fairest baseline
+            from agent.ingest.pipeline import generate_jsonl
+
+            generate_jsonl(settings, docs_dir=docs, renames_file=None, out_dir=out / "sample", progress=False)
+            texts = sample_texts(out / "sample", args.raw_sample)
+            raw_before = raw_throughput(settings, texts)
             full = run_ingest(settings, docs_dir=docs, renames_file=args.renames or base.renames_file, out_dir=out)
             again = run_ingest(settings, docs_dir=docs, renames_file=args.renames or base.renames_file, out_dir=out,
                                progress=False)
-            raw = raw_throughput(settings, out, args.raw_sample)
+            raw_after = raw_throughput(settings, texts)
+            raw = (raw_before + raw_after) / 2
         pipe_eps = full.embeddings / full.seconds
         embed_eps = full.embeddings / full.embed_seconds if full.embed_seconds else 0.0
         sql_ms, emb_ms, plan = query_latency(settings, args.queries)
@@ -191,8 +203,11 @@ def main() -> int:
             ("  of which embedding", f"{full.embed_seconds:.1f} s", json.dumps({k: round(v, 1) for k, v in full.timings.items()})),
             ("pipeline embeddings/s", f"{pipe_eps:.1f}", "embeddings / full ingest wall time"),
             ("embedding-stage embeddings/s", f"{embed_eps:.1f}", ""),
-            ("raw model texts/s", f"{raw:.1f}", f"random sample of {args.raw_sample} chunk texts, same process"),
+            ("raw model texts/s", f"{raw:.1f}",
+             f"{args.raw_sample} sampled chunk texts, before {raw_before:.1f} / after {raw_after:.1f}"),
             ("ratio pipeline / raw", f"{pipe_eps / raw:.2f}", "target >= 0.8"),
+            ("embedding share of wall time", f"{full.embed_seconds / full.seconds:.2f}",
+             "pipeline overhead = 1 - this (immune to load drift)"),
             ("unchanged re-ingest", f"{again.seconds:.1f} s", f"embeddings {again.embeddings}; target <= 15 s"),
             ("model load", f"{model_load:.1f} s", "not part of the ingest times"),
             ("peak RSS", f"{peak_rss_mb():.0f} MB", "target <= 3072 MB"),

@@ -44,11 +44,14 @@ def page_chunks(
     *,
     symbols: SymbolIndex,
     count_tokens: TokenCounter,
-    max_tokens: int,
+    max_tokens: int | None,
     doc_version: str,
     godot_version: str,
 ) -> list[dict]:
-    """All chunk records of a page, in document order, with deterministic ids."""
+    """All chunk records of a page, in document order, with deterministic ids.
+
+    `max_tokens=None` asks the counter for the model's limit (so a page with no text never loads the model).
+    """
     doc_type = page.doc_type
     fallback = page.source_file.rsplit("/", 1)[-1].removesuffix(".md")
     if doc_type == "class_reference":
@@ -65,7 +68,8 @@ def page_chunks(
     for d in drafts:
         anchor = _unique_anchor(d, seen)
         prefix = chunk_prefix(d.section_path)
-        windows = pack(prefix, d.units, max_tokens, count_tokens)
+        limit = max_tokens if max_tokens is not None else count_tokens.max_seq_length  # type: ignore[attr-defined]
+        windows = pack(prefix, d.units, limit, count_tokens)
         for i, w in enumerate(windows, start=1):
             languages = sorted({c.language for c in w.code})
             api = symbols.detect(w.text, seed=[*d.seed_symbols] + ([d.symbol] if d.symbol else []))

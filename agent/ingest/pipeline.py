@@ -194,7 +194,13 @@ def generate_jsonl(
     issues = list(corpus.issues)
     symbols = SymbolIndex(_class_names(corpus, renames_file))
     previous = _previous_chunks(out_dir / CHUNKS_FILE)
-    counter: TokenCounter | None = None  # the model loads only if some page must be chunked
+    loaded: list[Embedder] = []
+
+    def load_model() -> Embedder:  # only if some page must actually be tokenized
+        loaded.append(embedder or get_embedder(settings))
+        return loaded[-1]
+
+    counter = TokenCounter(load_model)
     all_chunks: list[dict] = []
     per_type: dict[str, int] = defaultdict(int)
     chunks_per_type: dict[str, int] = defaultdict(int)
@@ -211,14 +217,11 @@ def generate_jsonl(
             recs = cached
             reused += 1
         else:
-            if counter is None:
-                embedder = embedder or get_embedder(settings)
-                counter = TokenCounter(embedder)
             recs = page_chunks(
                 page,
                 symbols=symbols,
                 count_tokens=counter,
-                max_tokens=counter.max_seq_length,
+                max_tokens=None,
                 doc_version=corpus.doc_version,
                 godot_version=corpus.godot_version,
             )
@@ -234,7 +237,9 @@ def generate_jsonl(
     )
     _write_jsonl(out_dir / PROTOTYPES_FILE, prototypes)
     _normalization_report(out_dir / NORMALIZATION_FILE, corpus, per_type, chunks_per_type)
-    return Generated(out_dir=out_dir, corpus=corpus, issues=issues, reused_pages=reused, embedder=embedder)
+    return Generated(
+        out_dir=out_dir, corpus=corpus, issues=issues, reused_pages=reused, embedder=embedder or (loaded[0] if loaded else None)
+    )
 
 
 # ---------------------------------------------------------------- stage 5-7: validate, load, check
@@ -415,6 +420,7 @@ def run_ingest(
         settings, out_dir, summary=summary, issues=gen.issues, keep_files=gen.corpus.failed_files,
         progress=progress, embedder=embedder,
     )
+    summary.pages = len(gen.corpus.pages)  # pages loaded, including those that yield no chunks (heading-only index pages)
     summary.seconds = time.perf_counter() - start
     report = [i.as_json() for i in gen.issues]
     report.append({"level": "info", "stage": "summary", "cause": "ingest finished", "summary": summary.as_json()})
