@@ -16,6 +16,7 @@ from agent.judge.facts import AST_KINDS, CodeFacts, Finding, code_facts, looks_l
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
 from agent.judge.rewrite import mechanical_rewrite, rename_in, rewrite_fragment
+from agent.judge.lexer import lex
 from agent.judge.snippets import expression_at, statement_at
 from agent.models import Judgment, SuggestedChange
 
@@ -117,14 +118,48 @@ class EvidenceJudge:
                            + (f" [{', '.join(i for i in cited if i)}]" if cited else ""))
         if facts.godot3_syntax and not facts.godot3_api:
             label = "migration_required"
-        ids = _dedupe(ids)
         code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared) if facts.is_gdscript else None
+        shadow = self._velocity_shadow(inp)
+        if shadow is not None:
+            change, cited, default = shadow
+            changes.append(change)
+            ids += cited
+            reasons.append(f"`{change.old}` shadows the inherited CharacterBody velocity property"
+                           + (f" [{', '.join(cited)}]" if cited else ""))
+            if code is not None:
+                code = "\n".join(line for line in code.split("\n") if line.strip() != change.old) if default else None
+        ids = _dedupe(ids)
         strong = bool(facts.godot3_syntax) or any(
             f.mapping and f.mapping.metadata.get("confidence") == "verified_from_docs" for f in facts.godot3_api)
         judgment = Judgment(version_signal="godot3", label=label, migration_required=True,
                             confidence=0.9 if strong else 0.75, evidence_ids=ids,
                             rationale="; ".join(reasons) + ".", suggested_changes=changes, suggested_code=code)
         return drop_godot3_recommendations(judgment, inp, facts)
+
+    @staticmethod
+    def _velocity_shadow(inp: JudgeInput) -> tuple[SuggestedChange, list[str], bool] | None:
+        """`var velocity` in a KinematicBody script: CharacterBody2D/3D already has that property.
+
+        Godot 4 refuses a member that redeclares an inherited one, so the migrated script would not
+        load. Returns (change, cited ids, whether the line can simply go: a zero initial value).
+        """
+        body = _KINEMATIC_EXTENDS.search(f"{inp.chunk.surrounding_context}\n{inp.chunk.code_text}")
+        m = _VELOCITY_VAR.search(lex(inp.chunk.code_text).masked)
+        if not body or not m:
+            return None
+        old = statement_at(inp.chunk.code_text, m.start("name"))
+        default = _ZERO_INIT.search(old) is not None
+        ev = inp.evidence
+        mapping = next((h for h in ev.api_mapping_evidence if h.metadata.get("source_api") in
+                        ("KinematicBody2D.move_and_slide", "move_and_slide(velocity)")), None)
+        doc = next((h for h in ev.doc_evidence if "property-velocity" in h.record_id), None)
+        cited = [h.record_id for h in (mapping, doc) if h is not None]
+        url = (doc.metadata.get("source_url") if doc else None) or (docs_url_for(mapping, ev)[1] if mapping else None)
+        note = f"line {inp.chunk.span.start_line + inp.chunk.code_text.count(chr(10), 0, m.start('name'))}: " + (
+            "CharacterBody2D/3D already has velocity; remove this declaration" if default else
+            "CharacterBody2D/3D already has velocity; remove this declaration and set velocity in _ready()")
+        return (SuggestedChange(old=old, new=None, change_type="removed", evidence_id=cited[0] if cited else "",
+                                docs_url=url, note=note), cited, default)
 
     @staticmethod
     def _line(inp: JudgeInput, f: Finding) -> int:
@@ -177,9 +212,11 @@ class EvidenceJudge:
             evidence_id = hit.record_id if hit else ""
             url = docs_url_of(hit, ev) if hit else None
             cited = [evidence_id]
-        if not labels:
+        if mapping is not None:  # a prototype backs the change only if it files it under a Godot 3 label
+            labels = [h for h in labels if h.metadata.get("label") in _GODOT3_LABELS]
+        else:
             labels = hits_mentioning(ev, cues, limit=2, tables=("label_prototypes",))
-        labels = sorted(labels, key=lambda h: h.metadata.get("label") == "godot4_valid_api")
+            labels = sorted(labels, key=lambda h: h.metadata.get("label") not in _GODOT3_LABELS)
         cited += [h.record_id for h in labels[:1] if h.record_id != evidence_id]
         if url is None:
             url = next((u for u in (docs_url_of(h, ev) for h in labels) if u), None)
@@ -191,6 +228,11 @@ class EvidenceJudge:
 def facts_gd(inp: JudgeInput) -> bool:
     return inp.chunk.chunk_kind in AST_KINDS or inp.chunk.source_file.endswith(".gd")
 
+
+_GODOT3_LABELS = ("godot3_api_in_godot4", "deprecated_or_removed_api", "migration_required")
+_KINEMATIC_EXTENDS = re.compile(r"^\s*extends\s+KinematicBody(2D)?\b", re.M)
+_VELOCITY_VAR = re.compile(r"^[ \t]*(?:@?\w+(?:\([^)\n]*\))?\s+)*var\s+(?P<name>velocity)\b", re.M)
+_ZERO_INIT = re.compile(r"=\s*Vector[23]\s*(\.\s*ZERO\b|\(\s*\))\s*$|^[^=]*$")
 
 _SKIP_KEYS = {"self", "new", "var", "func", "start", "connect"}
 

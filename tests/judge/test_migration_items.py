@@ -86,7 +86,9 @@ async def test_declaration_group_with_node_path_is_godot3_and_validates():
     assert news["export var speed = 200"].docs_url == EXPORT_URL  # from the mapping's linked docs, not retrieved
     assert news["onready var sprite = $Sprite"].new == "@onready var sprite = $Sprite"
     assert not any("Sprite" in c.old and "Sprite2D" in (c.new or "") for c in j.suggested_changes)
-    assert j.suggested_code == "@export var speed = 200\n@onready var sprite = $Sprite\nvar velocity = Vector2.ZERO"
+    # CharacterBody2D already has `velocity`: Godot 4 would refuse the redeclaration, so it goes
+    assert news["var velocity = Vector2.ZERO"].new is None and news["var velocity = Vector2.ZERO"].change_type == "removed"
+    assert j.suggested_code == "@export var speed = 200\n@onready var sprite = $Sprite"
     assert SPRITE_MAP not in j.evidence_ids  # `$Sprite` is the user's node name, not an API use
 
 
@@ -175,8 +177,18 @@ async def test_enemy_declarations_on_the_kb(retriever):
     assert (j.version_signal, j.label) == ("godot3", "migration_required"), j.rationale
     news = {c.old: c.new for c in j.suggested_changes}
     assert news == {"export var speed = 200": "@export var speed = 200",
-                    "onready var sprite = $Sprite": "@onready var sprite = $Sprite"}
+                    "onready var sprite = $Sprite": "@onready var sprite = $Sprite",
+                    "var velocity = Vector2.ZERO": None}
     assert all(c.docs_url and c.docs_url.startswith("https://docs.godotengine.org/") for c in j.suggested_changes)
+    assert j.suggested_code == "@export var speed = 200\n@onready var sprite = $Sprite"
+    assert not any(i.startswith("label:ambiguous") or i.startswith("label:godot4") for i in j.evidence_ids)
+
+
+def test_velocity_var_outside_kinematic_scripts_stays():
+    code = "extends Area2D\n\nexport var speed = 200\nvar velocity = Vector2.ZERO\n"
+    j = EvidenceJudge().decide(make_input(code, "export var speed", bundle=_sprite_bundle()))
+    assert [c.old for c in j.suggested_changes] == ["export var speed = 200"]
+    assert j.suggested_code == "@export var speed = 200\nvar velocity = Vector2.ZERO"
 
 
 async def test_enemy_call_forms_show_the_real_call_and_cite_their_mapping(retriever):
@@ -220,3 +232,11 @@ async def test_second_snippet_items_are_specific_and_linked(retriever):
         assert items[new].docs_url and page in items[new].docs_url, (new, items[new].docs_url)
         assert items[new].evidence_id.startswith("godot3-to-4:"), (new, items[new].evidence_id)
     assert j.suggested_code and "$Tween.start()" not in j.suggested_code and "File.new" not in j.suggested_code
+
+
+def test_velocity_var_with_a_start_value_needs_a_hand():
+    code = "extends KinematicBody2D\n\nexport var speed = 200\nvar velocity = Vector2(100, 0)\n"
+    j = EvidenceJudge().decide(make_input(code, "export var speed", bundle=_sprite_bundle()))
+    change = next(c for c in j.suggested_changes if c.old == "var velocity = Vector2(100, 0)")
+    assert change.new is None and "_ready()" in change.note
+    assert j.suggested_code is None  # not mechanical: the start value must move by hand
