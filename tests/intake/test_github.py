@@ -21,6 +21,14 @@ def _leftovers() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).glob("godot-rag-clone-*")}
 
 
+@pytest.fixture(autouse=True)
+def _private_tempdir(tmp_path, monkeypatch):
+    """Clones go to a temp dir of this test alone, so other processes' clones can't blur the leftovers check."""
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+
+
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory) -> Path:
     """A local git repo holding the fixture project under game/, with a branch `v1`."""
