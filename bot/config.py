@@ -6,33 +6,11 @@ guard rails that only make sense for a chat front door.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 
-
-def _env(name: str) -> str | None:
-    value = os.environ.get(name)
-    return value.strip() if value and value.strip() else None
-
-
-def _int(name: str, default: int) -> int:
-    raw = _env(name)
-    if raw is None:
-        return default
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
-
-
-def _float(name: str, default: float) -> float:
-    raw = _env(name)
-    if raw is None:
-        return default
-    try:
-        return float(raw)
-    except ValueError as exc:
-        raise ValueError(f"{name} must be a number, got {raw!r}") from exc
+from agent.settings import env_float as _float
+from agent.settings import env_int as _int
+from agent.settings import env_value as _env
 
 
 def _rate(name: str, default: tuple[int, float]) -> tuple[int, float]:
