@@ -5,6 +5,9 @@ columns, `  * ` bullets (one item per line), `a | b` tables with a `---|---` sep
 and code regions indented by four spaces that open with two whitespace-only lines; a
 region holding several snippets (GDScript, then C#) separates them with three. Nothing
 carries a language tag, so `detect_language` guesses it from the code itself.
+
+Output of `godot-rag crawl` is also read: fenced code (```` ```gdscript ````) keeps its tag,
+and the crawler's member-anchor lines (`<a id="..."></a>`) are markup, not text.
 """
 
 from __future__ import annotations
@@ -16,6 +19,13 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TABLE_SEP = re.compile(r"^\s*-{3,}(\s*\|\s*-{3,})+\s*$")
 _BULLET = re.compile(r"^(\s*)[*-] (.*)$")
 _FOOTER_MARKERS = ("Built with Sphinx", "Please read the User-contributed notes policy")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w#+.-]*)\s*$")
+_ANCHOR_LINE = re.compile(r'^\s*<a id="[^"]+"></a>\s*$')
+_LANGUAGE_TAGS = {
+    "gd": "gdscript", "gdscript": "gdscript", "cs": "csharp", "c#": "csharp", "csharp": "csharp",
+    "cpp": "cpp", "c++": "cpp", "glsl": "glsl", "gdshader": "glsl", "shader": "glsl",
+    "bash": "shell", "sh": "shell", "shell": "shell", "console": "shell", "ini": "ini", "python": "python",
+}
 _TAB_LABELS = re.compile(r"^(GDScript|C#|C\+\+|GLSL|Shader|Python|Bash|Windows|Linux|macOS)+$")
 """Code-tab captions ("GDScriptC#") left over from the HTML: UI text, not documentation."""
 
@@ -75,6 +85,15 @@ def parse_blocks(text: str) -> list[Block]:
         if line.strip() == "" and not _opens_code(lines, i):
             i += 1
             continue
+        if _ANCHOR_LINE.match(line):
+            i += 1
+            continue
+        fence = _FENCE.match(line)
+        if fence:
+            block, i = _take_fenced(lines, i, fence.group(1), fence.group(2))
+            if block:
+                blocks.append(block)
+            continue
         m = _HEADING.match(line)
         if m:
             blocks.append(Block("heading", text=_clean_inline(m.group(2)), level=len(m.group(1))))
@@ -107,6 +126,8 @@ def parse_blocks(text: str) -> list[Block]:
         j = i
         para: list[str] = []
         while j < n and lines[j].strip() != "" and not _HEADING.match(lines[j]):
+            if _FENCE.match(lines[j]) or _ANCHOR_LINE.match(lines[j]):
+                break
             if j > i and (_BULLET.match(lines[j]) or (j + 1 < n and "|" in lines[j] and _TABLE_SEP.match(lines[j + 1]))):
                 break
             para.append(lines[j].strip())
@@ -152,8 +173,24 @@ def _take_bullets(lines: list[str], i: int) -> tuple[list[str], int]:
     return [it for it in items if it.strip()], j
 
 
+def _take_fenced(lines: list[str], i: int, fence: str, tag: str) -> tuple[Block | None, int]:
+    """A ``` / ~~~ fenced block up to its closing fence (or the page end); the tag names the language."""
+    j = i + 1
+    body: list[str] = []
+    while j < len(lines) and not (lines[j].strip().startswith(fence[0] * len(fence))
+                                  and lines[j].strip().strip(fence[0]) == ""):
+        body.append(lines[j].rstrip())
+        j += 1
+    code = "\n".join(body).strip("\n")
+    if not code.strip():
+        return None, j + 1
+    language = _LANGUAGE_TAGS.get(tag.lower()) or detect_language(code)
+    return Block("code", code=[CodeBlock(language, code)]), j + 1
+
+
 def _row(line: str) -> str:
-    cells = [c.strip() for c in line.strip().split("|")]
+    """Table cells joined by ` | `; an escaped `\\|` stays inside its cell."""
+    cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip())]
     return " | ".join(cells)
 
 

@@ -61,8 +61,6 @@ def test_tutorial_code_reaches_the_chunks(ingested) -> None:
     assert "func _process(delta)" in text and "public partial class Mover" in text
 
 
-@pytest.mark.xfail(reason="ingest's Markdown parser reads html2text-style indented code, not ``` fences yet",
-                   strict=False)
 def test_tutorial_code_blocks_keep_the_crawled_language(ingested) -> None:
     _, rows, base = ingested
     languages = {c["language"] for r in rows if r["source_url"] == base + "tutorials/scripting/moving_things.html"

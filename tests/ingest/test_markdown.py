@@ -147,3 +147,22 @@ def test_real_pages_chunk_deterministically_and_fit(embedder):
         assert all(c["content"].strip() for c in a)
     ids = [c["chunk_id"] for c in a]
     assert "godot-stable:tutorials/scripting/gdscript/gdscript_basics.html#awaiting-signals-or-coroutines:0001" in ids
+
+
+def test_crawler_markdown_fences_anchors_and_escaped_pipes():
+    """`godot-rag crawl` writes fenced code with a tag and member-anchor lines; both must read right."""
+    from agent.ingest.markdown import parse_blocks
+
+    text = (
+        "# Moving\n\nMove a node.\n```gdscript\nfunc _process(delta):\n    position.x += 1\n```\n\n"
+        "```csharp\npublic override void _Process(double delta) { }\n```\n\n"
+        '<a id="class-node2d-property-position"></a>\n\n'
+        "op | meaning\n---|---\n`a \\| b` | bitwise or\n"
+    )
+    blocks = parse_blocks(text)
+    code = [c for b in blocks if b.kind == "code" for c in b.code]
+    assert [c.language for c in code] == ["gdscript", "csharp"]
+    assert code[0].code.startswith("func _process(delta):")
+    assert not any("<a id=" in (b.text + " ".join(b.items)) for b in blocks)
+    table = next(b for b in blocks if b.kind == "table")
+    assert table.items == ["`a | b` | bitwise or"]
