@@ -3,35 +3,10 @@
 from __future__ import annotations
 
 from agent.judge.validate import judge_and_validate, validate
+from tests.graph.projects import PLAYER_GD_4 as DODGE_PLAYER
 from tests.retrieve.helpers import find_chunk, gd_chunks, judge_input
 
-DODGE_PLAYER = '''extends Area2D
-
-signal hit
-
-@export var speed = 400
-var screen_size
-
-func _ready():
-\tscreen_size = get_viewport_rect().size
-\thide()
-
-func _process(delta):
-\tvar velocity = Vector2.ZERO
-\tif Input.is_action_pressed(&"move_right"):
-\t\tvelocity.x += 1
-\tif Input.is_action_pressed(&"move_left"):
-\t\tvelocity.x -= 1
-
-\tif velocity.length() > 0:
-\t\tvelocity = velocity.normalized() * speed
-\t\t$AnimatedSprite2D.play()
-\telse:
-\t\t$AnimatedSprite2D.stop()
-
-\tposition += velocity * delta
-\tposition = position.clamp(Vector2.ZERO, screen_size)
-'''
+__all__ = ["DODGE_PLAYER", "OLD_PLAYER"]
 
 OLD_PLAYER = '''extends KinematicBody2D
 

@@ -51,7 +51,7 @@ def _shot(page, artifacts_dir: Path, name: str) -> None:
 def test_flow1_dodge_player_is_godot4_and_cues_exclude_the_path(server, page, artifacts_dir):
     timings = login(page, server.url, "alice", USERS["alice"])
     TIMINGS.update({f"first_{k}": v for k, v in timings.items()})
-    text = "# player.gd\n" + (FIXTURES / "player.gd").read_text()
+    text = "# player.gd\n" + (FIXTURES / "mixed_project" / "player.gd").read_text()
     t0 = send(page, "Is this Godot 3 or Godot 4?\n" + text)
     verdict = wait_verdict(page)
     TIMINGS["dodge_time_to_verdict_cold_s"] = time.monotonic() - t0
