@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,28 @@ async def _service(settings: Settings, *, reading_only: bool = False):
     return await AnalysisService.create(settings, reading_only=reading_only)
 
 
+def _using_service(
+    settings: Settings,
+    call: Callable[[Any, _Progress | None], Awaitable[Any]],
+    *,
+    reading_only: bool = False,
+    progress: bool = False,
+) -> Any:
+    """Open the service, await `call(service, progress_bar)`, and close both whatever happens."""
+
+    async def run() -> Any:
+        service = await _service(settings, reading_only=reading_only)
+        bar = _Progress() if progress else None
+        try:
+            return await call(service, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+            await service.close()
+
+    return asyncio.run(run())
+
+
 async def _warn_if_kb_empty(service: Any) -> None:
     counts = await service.kb_counts()
     if not any(counts.values()):
@@ -119,20 +142,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         _err(str(exc))
         return 2
 
-    async def run() -> dict[str, Any]:
-        service = await _service(settings)
-        progress = _Progress()
-        try:
-            await _warn_if_kb_empty(service)
-            return await service.analyze(
-                intake, run_id=args.run_id, judge=args.judge, owner=args.owner, on_event=progress
-            )
-        finally:
-            progress.close()
-            await service.close()
+    async def analyze(service: Any, progress: _Progress | None) -> dict[str, Any]:
+        await _warn_if_kb_empty(service)
+        return await service.analyze(
+            intake, run_id=args.run_id, judge=args.judge, owner=args.owner, on_event=progress
+        )
 
     try:
-        report = asyncio.run(run())
+        report = _using_service(settings, analyze, progress=True)
     except ValueError as exc:  # bad run id, run id already used, unknown judge
         _err(str(exc))
         return 2
@@ -145,17 +162,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
 
-    async def run() -> dict[str, Any]:
-        service = await _service(settings)
-        progress = _Progress()
-        try:
-            return await service.resume(args.run_id, on_event=progress)
-        finally:
-            progress.close()
-            await service.close()
+    async def resume(service: Any, progress: _Progress | None) -> dict[str, Any]:
+        return await service.resume(args.run_id, on_event=progress)
 
     try:
-        report = asyncio.run(run())
+        report = _using_service(settings, resume, progress=True)
     except KeyError:
         _err(f"no run {args.run_id!r} (see `godot-rag runs`)")
         return 2
@@ -169,15 +180,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     """`godot-rag show RUN_ID`."""
     settings = Settings.from_env()
 
-    async def run() -> dict[str, Any]:
-        service = await _service(settings, reading_only=True)
-        try:
-            return await service.report(args.run_id)
-        finally:
-            await service.close()
-
     try:
-        report = asyncio.run(run())
+        report = _using_service(settings, lambda service, _: service.report(args.run_id), reading_only=True)
     except KeyError:
         _err(f"no run {args.run_id!r} (see `godot-rag runs`)")
         return 2
@@ -189,14 +193,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
     """`godot-rag runs`."""
     settings = Settings.from_env()
 
-    async def run() -> list[dict[str, Any]]:
-        service = await _service(settings, reading_only=True)
-        try:
-            return await service.list_runs(owner=args.owner, limit=args.limit)
-        finally:
-            await service.close()
-
-    runs = asyncio.run(run())
+    runs = _using_service(
+        settings, lambda service, _: service.list_runs(owner=args.owner, limit=args.limit), reading_only=True
+    )
     if args.format == "json":
         print(json.dumps(runs, ensure_ascii=False))
         return 0
@@ -214,15 +213,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     """`godot-rag export RUN_ID [--out FILE]`: one JSON line per done chunk."""
     settings = Settings.from_env()
 
-    async def run() -> list[dict[str, Any]]:
-        service = await _service(settings, reading_only=True)
-        try:
-            return await service.export_rows(args.run_id)
-        finally:
-            await service.close()
-
     try:
-        rows = asyncio.run(run())
+        rows = _using_service(
+            settings, lambda service, _: service.export_rows(args.run_id), reading_only=True
+        )
     except KeyError:
         _err(f"no run {args.run_id!r} (see `godot-rag runs`)")
         return 2
