@@ -26,7 +26,8 @@ import re
 from bisect import bisect_left
 from typing import Any
 
-from agent.parse.scan import KEYWORDS, scan
+from agent.parse import speedups
+from agent.parse.scan import CUE_CONNECT, CUE_PATH, KEYWORDS, scan_facts
 
 _MASK = re.compile(
     r'"""[\s\S]*?(?:"""|\Z)|\'\'\'[\s\S]*?(?:\'\'\'|\Z)|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?|#[^\n]*'
@@ -128,6 +129,8 @@ def node_paths(code: str) -> list[str]:
 
 
 _NO_FLAGS: dict[str, Any] = dict.fromkeys(_FLAGS, False)
+_FLAG_BIT = {name: 1 << i for i, name in enumerate(_FLAGS)}  # the C `scan_rows` uses the same bits
+_FLAG_BITS = tuple((bit, name) for name, bit in _FLAG_BIT.items())
 
 
 class FileFacts:
@@ -140,9 +143,17 @@ class FileFacts:
     """
 
     def __init__(self, text: str) -> None:
-        no_comments, masked = mask_comments(text)
+        c = speedups.C
+        no_comments, masked = mask_comments(text) if c is None else c.mask_comments(text)
+        self._c = c
+        self.masked = masked
         self.nc_lines = no_comments.split("\n")
         self.m_lines = masked.split("\n")
+        self._connect = "connect" in masked
+        self._paths = "$" in masked or "%" in masked or "get_node" in masked
+        self._ref_rows = _rows(_REF_CUE, no_comments) if "://" in no_comments else []
+        if c is not None:
+            return  # the C `scan_rows` finds flags, rpc keyword and annotations itself
         line_masked = "\n" + masked
         self._flag_rows = [
             (name, rows)
@@ -151,32 +162,65 @@ class FileFacts:
         ]
         self._rpc_rows = _rows(_RPC, line_masked, 1) if any(cue in masked for cue in _RPC_CUES) else []
         self._annotation_rows = _rows(_ANNOTATION, masked, 1) if "@" in masked else []
-        self._connect = "connect" in masked
-        self._paths = "$" in masked or "%" in masked or "get_node" in masked
-        self._ref_rows = _rows(_REF_CUE, no_comments) if "://" in no_comments else []
 
     def chunk(self, start: int, end: int) -> dict[str, Any]:
         """Candidates and `extra` facts for the chunk on the file's 0-based rows [start, end)."""
-        masked = "\n".join(self.m_lines[start:end])
-        has_path = self._paths and ("$" in masked or "%" in masked or "get_node" in masked)
-        has_connect = self._connect and "connect" in masked
-        has_ref = _in_rows(self._ref_rows, start, end)
-        # comments removed but strings kept: only node paths, res:// refs and connect() need it
-        nc = "\n".join(self.nc_lines[start:end]) if has_path or has_connect or has_ref else ""
-        facts = _facts(masked, nc, has_path, has_connect, has_ref)
-        syntax = facts["extra"]["syntax"]
+        return self.chunks([(start, end)])[0]
+
+    def chunks(self, ranges: list[tuple[int, int]]) -> list[dict[str, Any]]:
+        """`chunk(start, end)` for each row range; the C path scans them all in one call."""
+        if self._c is None:
+            m_lines = self.m_lines
+            return [
+                self._chunk(start, end, scan_facts("\n".join(m_lines[start:end])), self._row_cues(start, end))
+                for start, end in ranges
+            ]
+        return [
+            self._chunk(start, end, scanned, scanned[6:])
+            for (start, end), scanned in zip(ranges, self._c.scan_rows(self.masked, ranges), strict=True)
+        ]
+
+    def _row_cues(self, start: int, end: int) -> tuple[int, str | None, list[str]]:
+        """(flag bits, rpc keyword, annotations) on rows [start, end), as the C `scan_rows` gives them."""
+        flags = 0
         for name, rows in self._flag_rows:
             if _in_rows(rows, start, end):
-                syntax[name] = True
+                flags |= _FLAG_BIT[name]
+        rpc = None
         if self._rpc_rows:
             i = bisect_left(self._rpc_rows, (start,))
             if i < len(self._rpc_rows) and self._rpc_rows[i][0] < end:
-                syntax["rpc_keyword"] = self._rpc_rows[i][1]
+                rpc = self._rpc_rows[i][1]
+        annotations = []
         if self._annotation_rows:
             i = bisect_left(self._annotation_rows, (start,))
             j = bisect_left(self._annotation_rows, (end,), i)
             if j > i:
-                syntax["annotations"] = sorted({f"@{a}" for _, a in self._annotation_rows[i:j]})
+                annotations = sorted({f"@{a}" for _, a in self._annotation_rows[i:j]})
+        return flags, rpc, annotations
+
+    def _chunk(
+        self,
+        start: int,
+        end: int,
+        scanned: tuple[Any, ...],
+        row_cues: tuple[int, str | None, list[str]],
+    ) -> dict[str, Any]:
+        cues = scanned[5]
+        has_path = self._paths and bool(cues & CUE_PATH)
+        has_connect = self._connect and bool(cues & CUE_CONNECT)
+        has_ref = bool(self._ref_rows) and _in_rows(self._ref_rows, start, end)
+        # comments removed but strings kept: only node paths, res:// refs and connect() need it
+        nc = "\n".join(self.nc_lines[start:end]) if has_path or has_connect or has_ref else ""
+        facts = _facts(scanned, nc, has_path, has_connect, has_ref)
+        syntax = facts["extra"]["syntax"]
+        flags, rpc, annotations = row_cues
+        if flags:
+            for bit, name in _FLAG_BITS:
+                if flags & bit:
+                    syntax[name] = True
+        syntax["rpc_keyword"] = rpc
+        syntax["annotations"] = annotations
         return facts
 
 
@@ -202,13 +246,15 @@ def _rows(rx: re.Pattern[str], text: str, group: int = 0) -> list[tuple[int, str
 
 
 def _facts(
-    masked: str, code_no_comments: str, has_path: bool, has_connect: bool, has_ref: bool
+    scanned: tuple[list[str], list[str], list[str], bool, list[str], int],
+    code_no_comments: str,
+    has_path: bool,
+    has_connect: bool,
+    has_ref: bool,
 ) -> dict[str, Any]:
     paths = node_paths(code_no_comments) if has_path else []
-    identifiers, declared, calls, has_lambda = scan(masked)
-
     # types and classes: capitalised identifiers in code positions (extends, annotations, calls, statics)
-    symbols = [i for i in identifiers if i[0].isupper() and not i.isupper()]
+    identifiers, declared, calls, has_lambda, symbols = scanned[:5]
     for p in paths:
         leaf = _LEAF.split(p.strip("$%\"'"))[-1]
         if leaf[:1].isupper() and _NAME.fullmatch(leaf):

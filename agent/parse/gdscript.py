@@ -266,10 +266,11 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     drafts: list[dict[str, Any]] = []
     counters: dict[str, int] = {}
     seen: dict[str, int] = {}
-    for p in pieces:
-        first, last = p.start + 1, min(p.end + 1, len(lines))
+    n_lines = len(lines)
+    all_facts = facts.chunks([(p.start, min(p.end + 1, n_lines)) for p in pieces])
+    for p, chunk_facts in zip(pieces, all_facts, strict=True):
+        first, last = p.start + 1, min(p.end + 1, n_lines)
         code = lines.slice(first, last)
-        chunk_facts = facts.chunk(p.start, last)
         counters[p.kind] = counters.get(p.kind, 0) + 1
         label = str(counters[p.kind]) if p.kind in _ORDINAL_KINDS or not p.name else p.name
         local_id = f"{p.kind}:{label}"

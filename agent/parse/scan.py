@@ -113,3 +113,23 @@ def scan(masked: str) -> tuple[list[str], list[str], list[str], bool]:
         calls.append(f"{prev}.{last}")
     identifiers = [t for t in dict.fromkeys(tokens) if t[0] in _NAME_START and t not in KEYWORDS]
     return identifiers, list(dict.fromkeys(declared)), list(dict.fromkeys(calls)), has_lambda
+
+
+CUE_PATH = 1
+"""`scan_facts` cue bit: `$`, `%` or `get_node` occurs, so node paths are worth looking for."""
+CUE_CONNECT = 2
+"""`scan_facts` cue bit: `connect` occurs."""
+
+
+def scan_facts(masked: str) -> tuple[list[str], list[str], list[str], bool, list[str], int]:
+    """`scan` plus what `facts` reads next: symbol candidates among the identifiers, and cue bits.
+
+    Symbols are the capitalised identifiers that are not all caps (`Vector2`, not `ZERO`). The
+    C extension's `scan_rows` returns exactly this for each row range (see `agent.parse.speedups`).
+    """
+    identifiers, declared, calls, has_lambda = scan(masked)
+    symbols = [i for i in identifiers if i[0].isupper() and not i.isupper()]
+    cues = CUE_PATH if "$" in masked or "%" in masked or "get_node" in masked else 0
+    if "connect" in masked:
+        cues |= CUE_CONNECT
+    return identifiers, declared, calls, has_lambda, symbols, cues

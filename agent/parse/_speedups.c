@@ -1,0 +1,931 @@
+/* Optional C speedups for agent.parse (the pure-Python code stays the reference and fallback).
+ *
+ * Implements exactly what these Python functions do, so either path gives byte-identical chunks
+ * (tests/parse/test_speedups.py checks it on the bench corpus, the fixtures and odd input):
+ *
+ *   mask_comments(text)        agent.parse.facts.mask_comments
+ *   scan(masked)               agent.parse.scan.scan
+ *   scan_rows(masked, ranges)  agent.parse.scan.scan_facts over "\n".join(rows[start:end]) for each
+ *                              (start, end) row range, without building the joined strings: one
+ *                              pass finds the line starts, then each range is scanned in place.
+ *
+ * Strings of any kind (1, 2 or 4 bytes per char) are read with PyUnicode_READ and every index is
+ * checked against the string's length, so no input can read past the buffer. Results are built
+ * with PyUnicode_Substring / PyUnicode_FromKindAndData, which give canonical (smallest-kind)
+ * strings, as Python's own slicing does; a non-canonical str would compare unequal to an equal one.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- character classes, as Python's `re` defines them for str patterns ---------------------- */
+
+/* `\w`: Unicode alphanumeric or '_' (sre: Py_UNICODE_ISALNUM(ch) || ch == '_'). */
+static inline int is_word(Py_UCS4 c)
+{
+    if (c < 128)
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    return Py_UNICODE_ISALNUM(c);
+}
+
+/* `\d`: Unicode decimal digit (sre: Py_UNICODE_ISDECIMAL). */
+static inline int is_digit(Py_UCS4 c)
+{
+    if (c < 128)
+        return c >= '0' && c <= '9';
+    return Py_UNICODE_ISDECIMAL(c);
+}
+
+/* `[A-Za-z_]`, scan.py's _NAME_START */
+static inline int is_name_start(Py_UCS4 c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* ---- keywords (scan.KEYWORDS and the subsets the state machine tests) ----------------------- */
+
+enum { KW = 1, KW_DECLARES = 2, KW_CALLABLE = 4, KW_FUNC = 8 };
+
+static const struct {
+    const char *name;
+    int flags;
+} KEYWORD_TABLE[] = {
+    {"if", KW}, {"elif", KW}, {"else", KW}, {"for", KW | KW_DECLARES}, {"while", KW}, {"match", KW},
+    {"break", KW}, {"continue", KW}, {"pass", KW}, {"return", KW}, {"class", KW | KW_DECLARES},
+    {"class_name", KW | KW_DECLARES}, {"extends", KW}, {"is", KW}, {"in", KW}, {"as", KW}, {"self", KW},
+    {"signal", KW | KW_DECLARES}, {"func", KW | KW_DECLARES | KW_FUNC}, {"static", KW},
+    {"const", KW | KW_DECLARES}, {"enum", KW | KW_DECLARES}, {"var", KW | KW_DECLARES}, {"onready", KW},
+    {"export", KW}, {"setget", KW}, {"tool", KW}, {"breakpoint", KW}, {"preload", KW | KW_CALLABLE},
+    {"await", KW}, {"yield", KW | KW_CALLABLE}, {"remote", KW}, {"master", KW}, {"puppet", KW},
+    {"remotesync", KW}, {"mastersync", KW}, {"puppetsync", KW}, {"sync", KW}, {"slave", KW},
+    {"and", KW}, {"or", KW}, {"not", KW}, {"true", KW}, {"false", KW}, {"null", KW}, {"void", KW},
+    {"super", KW | KW_CALLABLE}, {"when", KW}, {"get", KW}, {"set", KW}, {"PI", KW}, {"TAU", KW},
+    {"INF", KW}, {"NAN", KW},
+};
+#define N_KEYWORDS ((int)(sizeof(KEYWORD_TABLE) / sizeof(KEYWORD_TABLE[0])))
+#define KW_MAXLEN 10
+/* keyword indices bucketed by length, so a name is compared with a handful of keywords at most */
+static int kw_bucket[KW_MAXLEN + 1][N_KEYWORDS + 1];
+
+static void init_keywords(void)
+{
+    int fill[KW_MAXLEN + 1] = {0};
+    for (int i = 0; i < N_KEYWORDS; i++) {
+        size_t n = strlen(KEYWORD_TABLE[i].name);
+        if (n <= KW_MAXLEN)
+            kw_bucket[n][fill[n]++] = i;
+    }
+    for (int n = 0; n <= KW_MAXLEN; n++)
+        kw_bucket[n][fill[n]] = -1;
+}
+
+/* Flags of the keyword text[s:e] is, or 0 when it is none. */
+static int keyword_flags(int kind, const void *data, Py_ssize_t s, Py_ssize_t e)
+{
+    Py_ssize_t n = e - s;
+    char buf[KW_MAXLEN];
+    if (n < 2 || n > KW_MAXLEN)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, s + i);
+        if (c >= 128)
+            return 0;
+        buf[i] = (char)c;
+    }
+    for (const int *k = kw_bucket[n]; *k >= 0; k++)
+        if (KEYWORD_TABLE[*k].name[0] == buf[0] && memcmp(KEYWORD_TABLE[*k].name, buf, (size_t)n) == 0)
+            return KEYWORD_TABLE[*k].flags;
+    return 0;
+}
+
+/* ---- mask_comments ------------------------------------------------------------------------ */
+
+/* Copy text[s:e] into out at *pos; out has the same kind as text. */
+static inline void copy_span(char *out, Py_ssize_t *pos, const char *data, int kind, Py_ssize_t s, Py_ssize_t e)
+{
+    if (e > s) {
+        memcpy(out + *pos * kind, data + s * kind, (size_t)(e - s) * kind);
+        *pos += e - s;
+    }
+}
+
+/* End (exclusive) of the `_MASK` match that starts at i, where text[i] is '#', '"' or '\''.
+ * Alternatives, in regex order:  """...(""" or end)  |  '''...(''' or end)
+ *   |  "(\\.|[^"\\\n])*"?  |  '(\\.|[^'\\\n])*'?  |  #[^\n]*
+ * Sets *newlines to the line breaks inside (only a triple-quoted string can hold any). */
+static Py_ssize_t mask_match_end(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *newlines)
+{
+    Py_UCS4 q = PyUnicode_READ(kind, data, i);
+    Py_ssize_t j;
+    *newlines = 0;
+    if (q == '#') {
+        for (j = i + 1; j < n && PyUnicode_READ(kind, data, j) != '\n'; j++)
+            ;
+        return j;
+    }
+    if (i + 2 < n && PyUnicode_READ(kind, data, i + 1) == q && PyUnicode_READ(kind, data, i + 2) == q) {
+        /* triple quote: lazily up to the first closing triple, else to the end of the text */
+        for (j = i + 3; j < n; j++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, j);
+            if (c == q && j + 2 < n && PyUnicode_READ(kind, data, j + 1) == q &&
+                PyUnicode_READ(kind, data, j + 2) == q)
+                return j + 3;
+            if (c == '\n')
+                (*newlines)++;
+        }
+        return n;
+    }
+    /* one-line string: escapes `\\.` (`.` is not a line break), stop at the closing quote,
+     * a line break or a backslash that escapes nothing; the closing quote is optional */
+    j = i + 1;
+    while (j < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, j);
+        if (c == '\\') {
+            if (j + 1 < n && PyUnicode_READ(kind, data, j + 1) != '\n') {
+                j += 2;
+                continue;
+            }
+            return j;
+        }
+        if (c == q)
+            return j + 1;
+        if (c == '\n')
+            return j;
+        j++;
+    }
+    return j;
+}
+
+static PyObject *sp_mask_comments(PyObject *self, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "mask_comments() argument must be str");
+        return NULL;
+    }
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+    int kind = PyUnicode_KIND(text);
+    const char *data = (const char *)PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+
+    Py_ssize_t first = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == '#' || c == '"' || c == '\'') {
+            first = i;
+            break;
+        }
+    }
+    if (first < 0)
+        return PyTuple_Pack(2, text, text);
+
+    /* masked can outgrow the text: a lone `"` (1 char) becomes `""` (2 chars) */
+    if (n > (PY_SSIZE_T_MAX / 2 - 2) / 4) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    char *nc = PyMem_Malloc((size_t)n * kind + 1);
+    char *mk = PyMem_Malloc(((size_t)n * 2 + 2) * kind);
+    PyObject *result = NULL;
+    if (nc == NULL || mk == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t nc_len = 0, mk_len = 0, pos = 0, nc_pos = 0;
+    for (Py_ssize_t i = first; i < n;) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c != '#' && c != '"' && c != '\'') {
+            i++;
+            continue;
+        }
+        Py_ssize_t newlines;
+        Py_ssize_t end = mask_match_end(kind, data, n, i, &newlines);
+        copy_span(mk, &mk_len, data, kind, pos, i);
+        if (c == '#') {
+            copy_span(nc, &nc_len, data, kind, nc_pos, i);  /* comments leave both texts */
+            nc_pos = end;
+        }
+        else {  /* a string keeps its line breaks: `""`, or `"` + "\n" * count + `"` */
+            PyUnicode_WRITE(kind, mk, mk_len++, '"');
+            for (Py_ssize_t k = 0; k < newlines; k++)
+                PyUnicode_WRITE(kind, mk, mk_len++, '\n');
+            PyUnicode_WRITE(kind, mk, mk_len++, '"');
+        }
+        pos = end;
+        i = end;
+    }
+    copy_span(mk, &mk_len, data, kind, pos, n);
+    copy_span(nc, &nc_len, data, kind, nc_pos, n);
+
+    PyObject *a = PyUnicode_FromKindAndData(kind, nc, nc_len);  /* canonical: shrinks the kind if it can */
+    PyObject *b = a ? PyUnicode_FromKindAndData(kind, mk, mk_len) : NULL;
+    if (b != NULL)
+        result = PyTuple_Pack(2, a, b);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+done:
+    PyMem_Free(nc);
+    PyMem_Free(mk);
+    return result;
+}
+
+/* ---- interned names: one str per distinct name per file -------------------------------------- */
+
+/* Open-addressing table from a span of the text to the str holding it, so a name used in many
+ * chunks of a file is one object (fewer allocations, and its hash is computed once). Each entry
+ * also remembers the last chunk that listed it as an identifier / declared name, which replaces
+ * a per-chunk set for `dict.fromkeys`-style de-duplication. */
+typedef struct {
+    PyObject *value; /* NULL: empty slot */
+    Py_ssize_t start, len;
+    size_t hash;
+    Py_ssize_t ident_chunk, decl_chunk; /* chunk number + 1 of the last listing, 0 never */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t cap, used;
+    PyObject *text;
+    int kind;
+    const char *data;
+} Names;
+
+static int names_init(Names *t, PyObject *text)
+{
+    t->cap = 256;
+    t->used = 0;
+    t->text = text;
+    t->kind = PyUnicode_KIND(text);
+    t->data = (const char *)PyUnicode_DATA(text);
+    t->slots = PyMem_Calloc(t->cap, sizeof(Slot));
+    if (t->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void names_free(Names *t)
+{
+    for (size_t i = 0; t->slots != NULL && i < t->cap; i++)
+        Py_XDECREF(t->slots[i].value);
+    PyMem_Free(t->slots);
+    t->slots = NULL;
+}
+
+static int names_grow(Names *t)
+{
+    if (t->cap > (size_t)PY_SSIZE_T_MAX / 2 / sizeof(Slot)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    size_t cap = t->cap * 2;
+    Slot *slots = PyMem_Calloc(cap, sizeof(Slot));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < t->cap; i++) {
+        if (t->slots[i].value == NULL)
+            continue;
+        size_t k = t->slots[i].hash & (cap - 1);
+        while (slots[k].value != NULL)
+            k = (k + 1) & (cap - 1);
+        slots[k] = t->slots[i];
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
+    return 0;
+}
+
+/* The entry for text[s:e], created (with its str) on first use; NULL on error. The pointer is
+ * valid until the next call (the table may grow). */
+static Slot *names_get(Names *t, Py_ssize_t s, Py_ssize_t e)
+{
+    int kind = t->kind;
+    size_t nbytes = (size_t)(e - s) * kind;
+    const unsigned char *p = (const unsigned char *)t->data + s * kind;
+    size_t h = 1469598103934665603ULL; /* FNV-1a over the span's bytes */
+    for (size_t i = 0; i < nbytes; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    size_t k = h & (t->cap - 1);
+    while (t->slots[k].value != NULL) {
+        Slot *sl = &t->slots[k];
+        if (sl->hash == h && sl->len == e - s && memcmp(t->data + sl->start * kind, p, nbytes) == 0)
+            return sl;
+        k = (k + 1) & (t->cap - 1);
+    }
+    if ((t->used + 1) * 2 > t->cap) {
+        if (names_grow(t) < 0)
+            return NULL;
+        k = h & (t->cap - 1);
+        while (t->slots[k].value != NULL)
+            k = (k + 1) & (t->cap - 1);
+    }
+    PyObject *value = PyUnicode_Substring(t->text, s, e);
+    if (value == NULL)
+        return NULL;
+    Slot *sl = &t->slots[k];
+    sl->value = value;
+    sl->start = s;
+    sl->len = e - s;
+    sl->hash = h;
+    sl->ident_chunk = sl->decl_chunk = 0;
+    t->used++;
+    return sl;
+}
+
+/* `f"{prev}.{last}"`, built directly (canonical: the widest kind of the two parts). */
+static PyObject *dotted_name(PyObject *a, PyObject *b)
+{
+    Py_ssize_t la = PyUnicode_GET_LENGTH(a), lb = PyUnicode_GET_LENGTH(b);
+    Py_UCS4 ma = PyUnicode_MAX_CHAR_VALUE(a), mb = PyUnicode_MAX_CHAR_VALUE(b);
+    PyObject *r = PyUnicode_New(la + 1 + lb, ma > mb ? ma : mb);
+    if (r == NULL)
+        return NULL;
+    if (PyUnicode_CopyCharacters(r, 0, a, 0, la) < 0 || PyUnicode_WriteChar(r, la, '.') < 0 ||
+        PyUnicode_CopyCharacters(r, la + 1, b, 0, lb) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Append item to list unless seen (a set) has it; steals the reference to item. */
+static int append_unique(PyObject *list, PyObject *seen, PyObject *item)
+{
+    if (item == NULL)
+        return -1;
+    int r = PySet_Contains(seen, item);
+    if (r == 0)
+        r = PySet_Add(seen, item) < 0 || PyList_Append(list, item) < 0 ? -1 : 0;
+    Py_DECREF(item);
+    return r < 0 ? -1 : 0;
+}
+
+/* str.isupper() of a str, as CPython's unicode_isupper_impl computes it. */
+static int str_isupper(PyObject *u)
+{
+    int kind = PyUnicode_KIND(u), cased = 0;
+    const void *data = PyUnicode_DATA(u);
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(u); i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (Py_UNICODE_ISLOWER(c) || Py_UNICODE_ISTITLE(c))
+            return 0;
+        if (!cased && Py_UNICODE_ISUPPER(c))
+            cased = 1;
+    }
+    return cased;
+}
+
+/* True when text[s:e] contains the ASCII string lit. */
+static int span_contains(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const char *lit)
+{
+    Py_ssize_t m = (Py_ssize_t)strlen(lit);
+    for (Py_ssize_t i = s; i + m <= e; i++) {
+        if (PyUnicode_READ(kind, data, i) != (Py_UCS4)(unsigned char)lit[0])
+            continue;
+        Py_ssize_t k = 1;
+        while (k < m && PyUnicode_READ(kind, data, i + k) == (Py_UCS4)(unsigned char)lit[k])
+            k++;
+        if (k == m)
+            return 1;
+    }
+    return 0;
+}
+
+enum { CUE_PATH = 1, CUE_CONNECT = 2 }; /* scan.CUE_PATH, scan.CUE_CONNECT */
+
+/* scan.scan over text[s:e] (the tokenizer `TOKEN` and the chain state machine, line for line).
+ * chunk: this range's number + 1, for the per-chunk de-duplication stamps in `names`.
+ * extras=0: (identifiers, declared, calls, has_lambda)
+ * extras=1: that plus (symbols, cues), as scan.scan_facts returns them. */
+static PyObject *scan_span(Names *names, Py_ssize_t s, Py_ssize_t e, Py_ssize_t chunk, int extras)
+{
+    int kind = names->kind;
+    const char *data = names->data;
+    PyObject *identifiers = PyList_New(0), *declared = PyList_New(0), *calls = PyList_New(0);
+    PyObject *cseen = PySet_New(NULL), *symbols = NULL, *result = NULL;
+    if (!identifiers || !declared || !calls || !cseen)
+        goto done;
+
+    /* the chain's last two links, as interned strs (borrowed from `names`) and first chars */
+    PyObject *prev = NULL, *last = NULL;
+    Py_UCS4 prev_c0 = 0;
+    int last_kw = 0;
+    int links = 0, dotted = 0, declare_next = 0 /* 0, or the KW flags of var/func/... */;
+    Py_ssize_t params_depth = 0;
+    int expect_param = 0, after_func = 0, has_lambda = 0, has_sigil = 0;
+#define PREV_UPPER() (prev_c0 >= 'A' && prev_c0 <= 'Z')
+#define ADD_CHAIN_CALL()                                                                              \
+    if (append_unique(calls, cseen, dotted_name(prev, last)) < 0)                                     \
+        goto done;
+
+    Py_ssize_t i = s;
+    while (i < e) {
+        /* TOKEN = [A-Za-z_]\w* | [$%][\w/%]* | @\w* | \d[\w.]* | [.()\[\],{}] ; other chars skipped */
+        Py_UCS4 c = PyUnicode_READ(kind, data, i), d;
+        Py_ssize_t ts = i, te;
+        if (is_name_start(c)) {
+            for (te = i + 1; te < e && is_word(PyUnicode_READ(kind, data, te)); te++)
+                ;
+        }
+        else if (c == '$' || c == '%') {
+            for (te = i + 1; te < e && (is_word(d = PyUnicode_READ(kind, data, te)) || d == '/' || d == '%'); te++)
+                ;
+            has_sigil = 1;
+        }
+        else if (c == '@') {
+            for (te = i + 1; te < e && is_word(PyUnicode_READ(kind, data, te)); te++)
+                ;
+        }
+        else if (is_digit(c)) {
+            for (te = i + 1; te < e && (is_word(d = PyUnicode_READ(kind, data, te)) || d == '.'); te++)
+                ;
+        }
+        else if (c == '.' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == '{' || c == '}') {
+            te = i + 1;
+        }
+        else {
+            i++;
+            continue;
+        }
+        i = te;
+
+        if (is_name_start(c)) {
+            int kw = keyword_flags(kind, data, ts, te);
+            Slot *sl = names_get(names, ts, te);
+            if (sl == NULL)
+                goto done;
+            PyObject *tok = sl->value;
+            if (!(kw & KW) && sl->ident_chunk != chunk) { /* identifiers: first use, no keywords */
+                sl->ident_chunk = chunk;
+                if (PyList_Append(identifiers, tok) < 0)
+                    goto done;
+            }
+            if (declare_next || expect_param) {
+                if (sl->decl_chunk != chunk) {
+                    sl->decl_chunk = chunk;
+                    if (PyList_Append(declared, tok) < 0)
+                        goto done;
+                }
+            }
+            if (declare_next) {
+                after_func = (declare_next & KW_FUNC) != 0;
+                declare_next = 0;
+                links = 0;
+                dotted = 0;
+                continue;
+            }
+            expect_param = 0;
+            if (dotted && links) {
+                prev = last;
+                prev_c0 = PyUnicode_READ_CHAR(prev, 0);
+                links = 2;
+            }
+            else {
+                if (links > 1 && PREV_UPPER()) {
+                    ADD_CHAIN_CALL();
+                }
+                links = 1;
+            }
+            last = tok;
+            last_kw = kw;
+            dotted = 0;
+            if (kw & KW_DECLARES) {
+                declare_next = kw;
+                links = 0;
+                if (kw & KW_FUNC)
+                    after_func = 1; /* a lambda: `func(` opens its parameters */
+            }
+            continue;
+        }
+        if (c == '.') {
+            dotted = 1;
+            continue;
+        }
+        if (c == '(') {
+            if (after_func) {
+                after_func = 0;
+                has_lambda = has_lambda || (declare_next & KW_FUNC); /* `func(`: no name, so a lambda */
+                declare_next = 0;
+                params_depth = 1;
+                expect_param = 1;
+                links = 0;
+                continue;
+            }
+            if (links > 1) {
+                ADD_CHAIN_CALL();
+            }
+            else if (links && (!(last_kw & KW) || (last_kw & KW_CALLABLE))) {
+                Py_INCREF(last);
+                if (append_unique(calls, cseen, last) < 0)
+                    goto done;
+            }
+            if (params_depth)
+                params_depth++;
+            links = 0;
+            dotted = 0;
+            continue;
+        }
+        if (params_depth) {
+            if (c == ')') {
+                params_depth--;
+                expect_param = expect_param && params_depth > 0;
+            }
+            else if (c == ',' && params_depth == 1)
+                expect_param = 1;
+        }
+        if (links > 1 && PREV_UPPER()) {
+            ADD_CHAIN_CALL();
+        }
+        if (c == '$' || c == '%') {
+            if (!dotted) { /* `$Node` / `%Unique` starts a chain; after a `.` it leaves the chain as is */
+                Slot *sl = names_get(names, ts, te);
+                if (sl == NULL)
+                    goto done;
+                last = sl->value;
+                last_kw = 0;
+                links = 1;
+            }
+        }
+        else
+            links = 0;
+        dotted = 0;
+        after_func = 0;
+    }
+    if (links > 1 && PREV_UPPER()) {
+        ADD_CHAIN_CALL();
+    }
+#undef ADD_CHAIN_CALL
+#undef PREV_UPPER
+
+    if (!extras) {
+        result = Py_BuildValue("(OOOO)", identifiers, declared, calls, has_lambda ? Py_True : Py_False);
+        goto done;
+    }
+    /* symbols: capitalised identifiers that are not all caps (`i[0].isupper() and not i.isupper()`) */
+    symbols = PyList_New(0);
+    if (symbols == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(identifiers); k++) {
+        PyObject *ident = PyList_GET_ITEM(identifiers, k);
+        Py_UCS4 c0 = PyUnicode_READ_CHAR(ident, 0); /* a name is never empty */
+        if (c0 >= 'A' && c0 <= 'Z' && !str_isupper(ident) && PyList_Append(symbols, ident) < 0)
+            goto done;
+    }
+    int cues = 0;
+    if (has_sigil || span_contains(kind, data, s, e, "get_node"))
+        cues |= CUE_PATH;
+    if (span_contains(kind, data, s, e, "connect"))
+        cues |= CUE_CONNECT;
+    result = Py_BuildValue("(OOOOOi)", identifiers, declared, calls, has_lambda ? Py_True : Py_False, symbols, cues);
+done:
+    Py_XDECREF(identifiers);
+    Py_XDECREF(declared);
+    Py_XDECREF(calls);
+    Py_XDECREF(cseen);
+    Py_XDECREF(symbols);
+    return result;
+}
+
+static PyObject *sp_scan(PyObject *self, PyObject *masked)
+{
+    if (!PyUnicode_Check(masked)) {
+        PyErr_SetString(PyExc_TypeError, "scan() argument must be str");
+        return NULL;
+    }
+    if (PyUnicode_READY(masked) < 0)
+        return NULL;
+    Names names;
+    if (names_init(&names, masked) < 0)
+        return NULL;
+    PyObject *r = scan_span(&names, 0, PyUnicode_GET_LENGTH(masked), 1, 0);
+    names_free(&names);
+    return r;
+}
+
+/* ---- line-local syntax cues (facts._FLAGS, facts._RPC, facts._ANNOTATION), per row ----------- */
+
+/* bit i of a row's cues <=> FLAG_NAMES[i] (the keys of facts._FLAGS, in order) matched on it */
+static const char *FLAG_NAMES[] = {
+    "tool", "export_keyword", "onready_keyword", "setget", "yield", "await", "typed_array", "super_call",
+    "property_accessors",
+};
+enum { F_TOOL = 1, F_EXPORT = 2, F_ONREADY = 4, F_SETGET = 8, F_YIELD = 16, F_AWAIT = 32, F_TYPED_ARRAY = 64,
+       F_SUPER = 128, F_PROPERTY = 256 };
+#define N_FLAGS ((int)(sizeof(FLAG_NAMES) / sizeof(FLAG_NAMES[0])))
+static const char *RPC_WORDS[] = {"remotesync", "mastersync", "puppetsync", "remote", "master", "puppet", "sync", "slave"};
+#define N_RPC ((int)(sizeof(RPC_WORDS) / sizeof(RPC_WORDS[0])))
+
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+} Text;
+
+static inline Py_UCS4 at(const Text *t, Py_ssize_t i) { return i < t->n ? PyUnicode_READ(t->kind, t->data, i) : 0; }
+static inline int word_at(const Text *t, Py_ssize_t i) { return i < t->n && is_word(PyUnicode_READ(t->kind, t->data, i)); }
+static inline Py_ssize_t skip_blank(const Text *t, Py_ssize_t i)
+{
+    Py_UCS4 c;
+    while (i < t->n && ((c = PyUnicode_READ(t->kind, t->data, i)) == ' ' || c == '\t'))
+        i++;
+    return i;
+}
+static int lit_at(const Text *t, Py_ssize_t i, const char *lit)
+{
+    for (; *lit; lit++, i++)
+        if (i >= t->n || PyUnicode_READ(t->kind, t->data, i) != (Py_UCS4)(unsigned char)*lit)
+            return 0;
+    return 1;
+}
+/* `lit\b` at i, for a lit that ends with a word char */
+static int word_lit_at(const Text *t, Py_ssize_t i, const char *lit)
+{
+    return lit_at(t, i, lit) && !word_at(t, i + (Py_ssize_t)strlen(lit));
+}
+
+/* Cues of the row starting at rs (after a line break or at 0) and ending at re (its "\n" or n).
+ * *rpc gets the index in RPC_WORDS of the rpc keyword the row starts with, or -1. */
+static int row_cues(const Text *t, Py_ssize_t rs, Py_ssize_t re, int *rpc)
+{
+    int bits = 0;
+    /* line-start patterns (searched in "\n" + text, so they start right after a line break) */
+    if (word_lit_at(t, rs, "tool") || word_lit_at(t, rs, "@tool"))
+        bits |= F_TOOL; /* \n(?:tool|@tool)\b */
+    Py_ssize_t j = skip_blank(t, rs);
+    if (word_lit_at(t, j, "export"))
+        bits |= F_EXPORT; /* \n[ \t]*export\b */
+    if (word_lit_at(t, j, "onready"))
+        bits |= F_ONREADY;
+    if (j > rs) { /* \n[ \t]+(?:set[ \t]*\([ \t]*\w+[ \t]*\)|get)[ \t]*: */
+        Py_ssize_t k = -1;
+        if (lit_at(t, j, "set")) {
+            k = skip_blank(t, j + 3);
+            if (at(t, k) == '(') {
+                Py_ssize_t w = skip_blank(t, k + 1), w0 = w;
+                while (word_at(t, w))
+                    w++;
+                k = (w > w0 && at(t, skip_blank(t, w)) == ')') ? skip_blank(t, w) + 1 : -1;
+            }
+            else
+                k = -1;
+        }
+        else if (lit_at(t, j, "get"))
+            k = j + 3;
+        if (k >= 0 && at(t, skip_blank(t, k)) == ':')
+            bits |= F_PROPERTY;
+    }
+    /* \n[ \t]*(remotesync|...|slave)[ \t]+(?:func|var|static)\b, alternatives tried in order */
+    *rpc = -1;
+    for (int w = 0; w < N_RPC; w++) {
+        if (!lit_at(t, j, RPC_WORDS[w]))
+            continue;
+        Py_ssize_t k = j + (Py_ssize_t)strlen(RPC_WORDS[w]);
+        if (at(t, k) != ' ' && at(t, k) != '\t')
+            continue;
+        k = skip_blank(t, k);
+        if (word_lit_at(t, k, "func") || word_lit_at(t, k, "var") || word_lit_at(t, k, "static")) {
+            *rpc = w;
+            break;
+        }
+    }
+    /* anywhere in the row, each after a non-word char: `X(?<!\wX)` */
+    for (Py_ssize_t i = rs; i < re; i++) {
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i);
+        if ((c != 's' && c != 'y' && c != 'a' && c != 'A') || (i > 0 && word_at(t, i - 1)))
+            continue;
+        if (c == 's') {
+            if (word_lit_at(t, i, "setget"))
+                bits |= F_SETGET; /* setget\b */
+            else if (lit_at(t, i, "super")) {
+                Py_UCS4 d = at(t, skip_blank(t, i + 5));
+                if (d == '.' || d == '(')
+                    bits |= F_SUPER; /* super[ \t]*[.(] */
+            }
+        }
+        else if (c == 'y' && lit_at(t, i, "yield") && at(t, skip_blank(t, i + 5)) == '(')
+            bits |= F_YIELD; /* yield[ \t]*\( */
+        else if (c == 'a' && word_lit_at(t, i, "await"))
+            bits |= F_AWAIT; /* await\b */
+        else if (c == 'A' && lit_at(t, i, "Array") && at(t, skip_blank(t, i + 5)) == '[')
+            bits |= F_TYPED_ARRAY; /* Array[ \t]*\[ */
+    }
+    return bits;
+}
+
+/* ---- scan_rows: everything FileFacts needs per chunk, one call per file --------------------- */
+
+typedef struct {
+    Py_ssize_t row;
+    PyObject *name; /* "@name" */
+} Annotation;
+
+static PyObject *sp_scan_rows(PyObject *self, PyObject *args)
+{
+    PyObject *masked, *ranges;
+    if (!PyArg_ParseTuple(args, "UO:scan_rows", &masked, &ranges))
+        return NULL;
+    if (PyUnicode_READY(masked) < 0)
+        return NULL;
+    PyObject *seq = PySequence_Tuple(ranges); /* a private copy: parsing an item cannot resize it */
+    if (seq == NULL)
+        return NULL;
+    Text t = {PyUnicode_KIND(masked), PyUnicode_DATA(masked), PyUnicode_GET_LENGTH(masked)};
+    Py_ssize_t n = t.n, nlines = 1, n_ann = 0, cap_ann = 0;
+    Py_ssize_t *starts = NULL;
+    int *bits = NULL;
+    signed char *rpc = NULL;
+    Annotation *ann = NULL;
+    PyObject *out = NULL, *rpc_names[N_RPC] = {NULL}, *seen = NULL;
+    Names names = {NULL, 0, 0, NULL, 0, NULL};
+
+    /* starts[r] = offset of row r of `masked.split("\n")`; starts[nlines] = n + 1 (one past a
+     * virtual final "\n"), so rows [a, b) are masked[starts[a] : starts[b] - 1] */
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyUnicode_READ(t.kind, t.data, i) == '\n')
+            nlines++;
+    starts = PyMem_New(Py_ssize_t, (size_t)nlines + 1);
+    bits = PyMem_New(int, (size_t)nlines);
+    rpc = PyMem_New(signed char, (size_t)nlines);
+    if (starts == NULL || bits == NULL || rpc == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    starts[0] = 0;
+    for (Py_ssize_t i = 0, r = 1; i < n; i++)
+        if (PyUnicode_READ(t.kind, t.data, i) == '\n')
+            starts[r++] = i + 1;
+    starts[nlines] = n + 1;
+    for (Py_ssize_t r = 0; r < nlines; r++) {
+        int w;
+        bits[r] = row_cues(&t, starts[r], starts[r + 1] - 1, &w);
+        rpc[r] = (signed char)w;
+        /* @(?<!\w@)([A-Za-z_]\w*) */
+        for (Py_ssize_t i = starts[r]; i < starts[r + 1] - 1; i++) {
+            if (PyUnicode_READ(t.kind, t.data, i) != '@' || (i > 0 && word_at(&t, i - 1)) ||
+                !(i + 1 < n && is_name_start(PyUnicode_READ(t.kind, t.data, i + 1))))
+                continue;
+            Py_ssize_t e = i + 2;
+            while (word_at(&t, e))
+                e++;
+            if (n_ann == cap_ann) {
+                Py_ssize_t cap = cap_ann ? cap_ann * 2 : 16;
+                Annotation *grown = PyMem_Resize(ann, Annotation, (size_t)cap);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                ann = grown;
+                cap_ann = cap;
+            }
+            ann[n_ann].row = r;
+            ann[n_ann].name = PyUnicode_Substring(masked, i, e);
+            if (ann[n_ann].name == NULL)
+                goto done;
+            n_ann++;
+            i = e - 1;
+        }
+    }
+    for (int w = 0; w < N_RPC; w++)
+        if ((rpc_names[w] = PyUnicode_InternFromString(RPC_WORDS[w])) == NULL)
+            goto done;
+    if (names_init(&names, masked) < 0)
+        goto done;
+
+    Py_ssize_t count = PyTuple_GET_SIZE(seq);
+    out = PyList_New(count);
+    if (out == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t a, b;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(seq, k), "nn;scan_rows() range must be (start, end)", &a, &b))
+            goto fail;
+        if (a < 0 || b < 0) {
+            PyErr_SetString(PyExc_ValueError, "scan_rows() rows must be >= 0");
+            goto fail;
+        }
+        if (b > nlines) /* as list slicing clamps */
+            b = nlines;
+        if (a > b)
+            a = b;
+        /* an empty range scans nothing, like "\n".join([]) */
+        PyObject *scanned = scan_span(&names, a < b ? starts[a] : 0, a < b ? starts[b] - 1 : 0, k + 1, 1);
+        if (scanned == NULL)
+            goto fail;
+        int flags = 0, w = -1;
+        for (Py_ssize_t r = a; r < b; r++) {
+            flags |= bits[r];
+            if (w < 0)
+                w = rpc[r];
+        }
+        /* annotations on rows [a, b): sorted({...}); ann is in row order, so binary search */
+        Py_ssize_t lo = 0, hi = n_ann;
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (ann[mid].row < a)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        PyObject *annotations = NULL;
+        seen = PySet_New(NULL);
+        for (Py_ssize_t q = lo; seen != NULL && q < n_ann && ann[q].row < b; q++)
+            if (PySet_Add(seen, ann[q].name) < 0)
+                Py_CLEAR(seen);
+        if (seen != NULL && (annotations = PySequence_List(seen)) != NULL && PyList_Sort(annotations) < 0)
+            Py_CLEAR(annotations);
+        Py_CLEAR(seen);
+        PyObject *item = NULL;
+        if (annotations != NULL) {
+            PyObject *tail = Py_BuildValue("(iOO)", flags, w >= 0 ? rpc_names[w] : Py_None, annotations);
+            item = tail ? PySequence_Concat(scanned, tail) : NULL;
+            Py_XDECREF(tail);
+        }
+        Py_DECREF(scanned);
+        Py_XDECREF(annotations);
+        if (item == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, k, item);
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    for (Py_ssize_t q = 0; q < n_ann; q++)
+        Py_DECREF(ann[q].name);
+    for (int w = 0; w < N_RPC; w++)
+        Py_XDECREF(rpc_names[w]);
+    names_free(&names);
+    PyMem_Free(ann);
+    PyMem_Free(starts);
+    PyMem_Free(bits);
+    PyMem_Free(rpc);
+    Py_DECREF(seq);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"mask_comments", sp_mask_comments, METH_O,
+     "(comments removed, comments and string contents removed); as agent.parse.facts.mask_comments."},
+    {"scan", sp_scan, METH_O, "As agent.parse.scan.scan."},
+    {"scan_rows", sp_scan_rows, METH_VARARGS,
+     "scan_rows(masked, [(start, end), ...]) -> per row range: scan.scan_facts of its text, then\n"
+     "(flag bits (FLAG_NAMES), rpc keyword or None, sorted annotations) as FileFacts finds them."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_speedups", "Optional C speedups for agent.parse (see _speedups.c).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__speedups(void)
+{
+    init_keywords();
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* the tables, so tests can check them against scan.KEYWORDS and facts._FLAGS / facts._RPC */
+    PyObject *names = PyList_New(0), *flags = PyTuple_New(N_FLAGS), *rpc = PyTuple_New(N_RPC);
+    for (int i = 0; names != NULL && i < N_KEYWORDS; i++) {
+        PyObject *s = PyUnicode_FromString(KEYWORD_TABLE[i].name);
+        if (s == NULL || PyList_Append(names, s) < 0)
+            Py_CLEAR(names);
+        Py_XDECREF(s);
+    }
+    for (int i = 0; flags != NULL && i < N_FLAGS; i++) {
+        PyObject *s = PyUnicode_FromString(FLAG_NAMES[i]);
+        if (s == NULL)
+            Py_CLEAR(flags);
+        else
+            PyTuple_SET_ITEM(flags, i, s);
+    }
+    for (int i = 0; rpc != NULL && i < N_RPC; i++) {
+        PyObject *s = PyUnicode_FromString(RPC_WORDS[i]);
+        if (s == NULL)
+            Py_CLEAR(rpc);
+        else
+            PyTuple_SET_ITEM(rpc, i, s);
+    }
+    PyObject *kw = names ? PyFrozenSet_New(names) : NULL;
+    Py_XDECREF(names);
+    if (kw == NULL || flags == NULL || rpc == NULL || PyModule_AddObject(m, "KEYWORDS", kw) < 0) {
+        Py_XDECREF(kw);
+        goto fail;
+    }
+    if (PyModule_AddObject(m, "FLAG_NAMES", flags) < 0)
+        goto fail;
+    flags = NULL;
+    if (PyModule_AddObject(m, "RPC_WORDS", rpc) < 0)
+        goto fail;
+    return m;
+fail:
+    Py_XDECREF(flags);
+    Py_XDECREF(rpc);
+    Py_DECREF(m);
+    return NULL;
+}

@@ -1,0 +1,208 @@
+"""The optional C speedups give exactly what the pure-Python reference gives.
+
+`agent.parse._speedups` replaces comment masking, the token scan and the line-local syntax cues;
+every chunk it produces must be byte-identical to the pure path's, on the bench corpus, the
+fixtures and odd input. Skipped (with the reason) only when the extension was not built.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import os
+import random
+import resource
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.parse import chunk_file, clear_cache, speedups
+from agent.parse.facts import _FLAGS, FileFacts, mask_comments
+from agent.parse.scan import KEYWORDS, scan, scan_facts
+from tests.parse.helpers import source
+from tests.parse.test_facts_equivalence import ODD
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "projects"
+C = speedups.compiled
+needs_c = pytest.mark.skipif(C is None, reason="agent.parse._speedups is not built (no C compiler at install?)")
+
+
+def _bench_corpus(lines: int) -> list[str]:
+    spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [text for _, text, _ in mod.corpus(lines, 7)]
+
+
+EDGE = [
+    "",
+    "\n",
+    "\n\n\n",
+    "#",
+    '"',
+    "'",
+    '"""',
+    "'''\n\n",
+    "\\",
+    '"abc\\',
+    '"abc\\\n"def"',
+    "x = 'it''s' # c\n",
+    "extends Node\r\nfunc _ready():\r\n\tprint(\"hi\") # c\r\n",
+    "\ufeffextends Node\nfunc f():\n\tpass\n",
+    "extends Node\nvar größe = 1\nfunc f(ä, b):\n\treturn Größe.X + größe\n",
+    "extends Node\nvar 名前 = 1\nfunc 関数(x):\n\t$ノード.play()\n\t%ユニーク.x = 名前\n",
+    "func f():\n\tvar s = \"unterminated\n\tvar t = 'also\n\tcall(s)\n",
+    'func f():\n\tvar s = """never\nclosed\n\tcall()\n',
+    "func f():\n\tvar a = 1\x00\n\tx\x00y()\n",
+    "func f():\n\t" + "a." * 5000 + "b()\n",
+    "func f():\n\t" + "Vector2.ZERO + " * 3000 + "x\n",
+    "var s = '" + "\\'" * 4000 + "'\n",
+    "extends Node\n" + "# " + "x" * 100_000 + "\nfunc f(): pass\n",
+    "@tool\n@export_range(0,1) var a\n  @onready var b = $B\nfunc g(): return super(1)\n",
+    "remotesync func a(): pass\nmastersync   var b\n\tpuppetsync static func c(): pass\nslave func d(): pass\n"
+    "remotesyncx func e(): pass\nsync funcx\nremote\tvar x\n",
+    "var p:\n\tset(value):\n\t\tp = value\n\tget:\n\t\treturn p\n\tset ( v_2 ) :\n\tset():\n\tgetter:\n",
+    "func f(a, b = g(1, 2), c := [1, 2]):\n\tvar l = func(x, y): return x\n\tfunc(z): pass\n",
+    "x = 12.5e3.foo + 0x1F + ٣٤ + a٣()\n",
+    "tool\ntoolx\n @tool\nexport(int) var e\nexportx var f\nonready var o\n",
+    "var s = get_node('A/B') + get_node_or_null(\"C\")\nconnect('x', self, 'y')\nsig.connect(f)\n",
+    "var r = preload(\"res://a.gd\")  # user://b\nvar u = 'uid://c'\n",
+    "yield (x, 'y')\nawait\nArray [int]\nsuper . f()\nsetget\nxawait xArray[1]\n",
+    "a%b\nreturn %U\nawait %V\n(%W)\n$%X.y()\n$'quoted node'.z()\n",
+    "\ud7ff \U0001f600 emoji = 1\nfunc \U0001f600(): pass\nÅngström.call()\nǅx.y()\n",
+    "ΣΑΣ.x()\nΣας.y()\nDŽ.z()\n",
+]
+
+
+def _chunks_json(text: str) -> list[str]:
+    clear_cache()
+    return [c.model_dump_json() for c in chunk_file(source("a.gd", text))]
+
+
+def _both(text: str) -> tuple[list[str], list[str]]:
+    c = _chunks_json(text)
+    with speedups.pure_python():
+        assert speedups.C is None
+        p = _chunks_json(text)
+    return c, p
+
+
+def test_pure_python_forced_by_env():
+    import subprocess
+
+    code = "from agent.parse import speedups; print(speedups.implementation())"
+    env = {**os.environ, speedups.ENV_PURE: "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "pure Python"
+
+
+@needs_c
+def test_extension_is_loaded():
+    """When built (CI builds it with `pip install -e .`), the C path is the one that runs."""
+    assert C.__file__.endswith((".so", ".pyd"))
+    if os.environ.get(speedups.ENV_PURE, "") in ("", "0"):
+        assert speedups.C is C
+        assert speedups.implementation() == "C speedups"
+
+
+@needs_c
+def test_tables_match_python():
+    assert C.KEYWORDS == KEYWORDS
+    assert C.FLAG_NAMES == tuple(_FLAGS)
+
+
+@needs_c
+@pytest.mark.parametrize("text", EDGE + [ODD], ids=range(len(EDGE) + 1))
+def test_edge_cases_identical(text):
+    assert C.mask_comments(text) == mask_comments(text)
+    _, masked = mask_comments(text)
+    assert C.scan(masked) == scan(masked)
+    rows = masked.split("\n")
+    ranges = [(a, b) for a in range(min(len(rows), 40)) for b in (a, a + 1, a + 3, len(rows) + 5)]
+    ranges += [(len(rows) + 2, len(rows) + 9)]
+    with speedups.pure_python():
+        pure = FileFacts(text).chunks(ranges)
+    assert FileFacts(text).chunks(ranges) == pure
+    for (a, b), got in zip(ranges, C.scan_rows(masked, ranges), strict=True):
+        assert got[:6] == scan_facts("\n".join(rows[a:b])), (a, b)
+    c, p = _both(text)
+    assert c == p
+
+
+@needs_c
+def test_fixtures_identical():
+    files = sorted(FIXTURES.rglob("*.gd")) + sorted(FIXTURES.glob("*.txt"))
+    assert files
+    for path in files:
+        c, p = _both(path.read_text())
+        assert c == p, path.name
+
+
+@needs_c
+def test_bench_corpus_identical():
+    texts = _bench_corpus(6000)
+    assert len(texts) > 20
+    for text in texts:
+        c, p = _both(text)
+        assert c == p
+
+
+@needs_c
+def test_random_text_identical():
+    """Random mixes of GDScript fragments and hostile characters, including non-BMP and NUL."""
+    alphabet = list("abcAZ_09 \t\n\r.,()[]{}$%@#\"'\\/:=") + ["\x00", "é", "ß", "Σ", "ǅ", "名", "\U0001f600", "٣"]
+    words = ["func ", "var ", "export ", "onready ", "@tool", "tool", "setget", "yield(", "await ", "Array[", "super.",
+             "remote ", "sync ", '"""', "get_node(\"A\")", "connect(", "$A.b()", "%U", "res://x", "set(v):", "get:"]
+    rng = random.Random(11)
+    for _ in range(300):
+        parts = [rng.choice(words) if rng.random() < 0.3 else rng.choice(alphabet) for _ in range(rng.randint(0, 200))]
+        text = "".join(parts)
+        assert C.mask_comments(text) == mask_comments(text)
+        _, masked = mask_comments(text)
+        assert C.scan(masked) == scan(masked)
+        c, p = _both(text)
+        assert c == p, repr(text)
+
+
+@needs_c
+def test_bad_arguments_raise_not_crash():
+    with pytest.raises(TypeError):
+        C.mask_comments(b"bytes")
+    with pytest.raises(TypeError):
+        C.scan(None)
+    with pytest.raises(TypeError):
+        C.scan_rows("a", [(0,)])
+    with pytest.raises(TypeError):
+        C.scan_rows("a", 5)
+    with pytest.raises(ValueError):
+        C.scan_rows("a", [(-1, 1)])
+
+
+@needs_c
+def test_no_leak_over_repeated_runs():
+    """The C path run 20x over a corpus: resident memory must not keep growing."""
+    texts = _bench_corpus(3000)
+    masked = [mask_comments(t)[1] for t in texts]
+    ranges = [[(a, a + 7) for a in range(0, m.count("\n") + 1, 5)] for m in masked]
+
+    def run() -> None:
+        for t, m, r in zip(texts, masked, ranges, strict=True):
+            C.mask_comments(t)
+            C.scan(m)
+            C.scan_rows(m, r)
+
+    for _ in range(3):
+        run()
+    gc.collect()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    refs_before = sys.gettotalrefcount() if hasattr(sys, "gettotalrefcount") else None
+    for _ in range(20):
+        run()
+    gc.collect()
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kb < 4096, f"max RSS grew {grown_kb} kB over 20 runs"
+    if refs_before is not None:  # debug builds only
+        assert sys.gettotalrefcount() - refs_before < 1000
