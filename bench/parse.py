@@ -3,6 +3,8 @@
 Generates a deterministic corpus (Godot 3 and Godot 4 syntax, 50k+ lines by default), runs
 `agent.parse.chunk_file` on every file with a cold cache, the bare tree-sitter parser, then
 `gdtoolkit.parser.parser.parse` on the same files, and prints a table: lines/s, ratio,
+which implementation ran (the optional C speedups or pure Python; the pure-Python path is
+also timed in the same run as a baseline),
 gdtoolkit failures per syntax, peak memory, and whether every file of both syntaxes was
 chunked. Times are CPU seconds of this process (the machine is shared); wall time is shown too,
 and the 1-minute load average before and after, since CPU time still grows on a busy machine.
@@ -21,7 +23,7 @@ import time
 import tracemalloc
 
 from agent.models import SourceFile
-from agent.parse import chunk_file, clear_cache
+from agent.parse import chunk_file, clear_cache, speedups
 
 G3_TYPES = ["KinematicBody2D", "Area2D", "Node2D", "Spatial", "KinematicBody", "Control", "RigidBody2D"]
 G4_TYPES = ["CharacterBody2D", "Area2D", "Node2D", "Node3D", "CharacterBody3D", "Control", "RigidBody2D"]
@@ -186,6 +188,20 @@ def main(argv: list[str] | None = None) -> int:
         chunked = [chunk_file(s) for s in sources]
         ours = min(ours, time.process_time() - t0)
         wall = min(wall, time.perf_counter() - w0)
+    # the pure-Python reference path, same files, same process (skipped when it is what ran above)
+    pure = None
+    if speedups.C is not None:
+        pure = float("inf")
+        with speedups.pure_python():
+            for _ in range(args.repeat):
+                clear_cache()
+                t0 = time.process_time()
+                pure_chunked = [chunk_file(s) for s in sources]
+                pure = min(pure, time.process_time() - t0)
+        identical = [[c.model_dump() for c in cs] for cs in pure_chunked] == [
+            [c.model_dump() for c in cs] for cs in chunked
+        ]
+        del pure_chunked
     n_chunks = sum(len(c) for c in chunked)
     unparsed = sum(1 for cs in chunked for c in cs if c.chunk_kind == "unparsed")
     all_chunked = {
@@ -226,10 +242,18 @@ def main(argv: list[str] | None = None) -> int:
         ("files", f"{len(files)}"),
         ("lines", f"{lines:,}"),
         ("chunks", f"{n_chunks:,} ({unparsed} unparsed)"),
+        ("implementation", speedups.implementation()),
         ("parse+chunk CPU time", f"{ours:.3f} s (wall {wall:.3f} s)"),
         ("parse+chunk lines/s (CPU)", f"{lines / ours:,.0f}"),
         ("parse+chunk lines/s (wall)", f"{lines / wall:,.0f}"),
         ("tree-sitter parse only lines/s (CPU)", f"{lines / ts_time:,.0f}"),
+    ]
+    if pure is not None:
+        rows += [
+            ("pure-Python parse+chunk lines/s (CPU)", f"{lines / pure:,.0f} ({pure:.3f} s)"),
+            ("C speedups vs pure Python", f"{pure / ours:.2f}x, chunks identical: {identical}"),
+        ]
+    rows += [
         ("chunking beyond the bare parse (CPU)", f"{ours - ts_time:.3f} s ({(ours - ts_time) / ours:.0%})"),
         ("peak memory (tracemalloc)", f"{peak / 1e6:.1f} MB"),
         ("every Godot 3 file chunked", str(all_chunked["godot3"])),
