@@ -83,7 +83,11 @@ def _chunks_json(text: str) -> list[str]:
 
 
 def _both(text: str) -> tuple[list[str], list[str]]:
-    c = _chunks_json(text)
+    saved, speedups.C = speedups.C, C  # the C path even under GODOT_RAG_PURE_PYTHON_PARSE=1
+    try:
+        c = _chunks_json(text)
+    finally:
+        speedups.C = saved
     with speedups.pure_python():
         assert speedups.C is None
         p = _chunks_json(text)
