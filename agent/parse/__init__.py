@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from agent.models import Chunk, Expansion, SourceFile, Span
 from agent.parse.cache import cache_info, cached_drafts, clear_cache
 from agent.parse.direct import chunk_direct
+from agent.parse.gcpause import gc_paused
 from agent.parse.gdscript import chunk_gdscript
 from agent.parse.text import sha256_text
 
@@ -72,6 +73,12 @@ def chunk_file(file: SourceFile) -> list[Chunk]:
     """Chunks of one included file, `chunk_order` 0..n-1 within the file."""
     if not file.included or file.text is None:
         return []
+    with gc_paused():  # chunking makes no cycles: see agent.parse.gcpause
+        return _chunks(file)
+
+
+def _chunks(file: SourceFile) -> list[Chunk]:
+    assert file.text is not None
     sha = file.sha256 or sha256_text(file.text)
     suffix = PurePosixPath(file.path).suffix.lower() or PurePosixPath(file.path).name
     key = (sha, f"{file.kind}{suffix}", PARSER_VERSION)
