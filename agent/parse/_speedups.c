@@ -8,6 +8,9 @@
  *   scan_rows(masked, ranges)  agent.parse.scan.scan_facts over "\n".join(rows[start:end]) for each
  *                              (start, end) row range, without building the joined strings: one
  *                              pass finds the line starts, then each range is scanned in place.
+ *   chunk_facts(masked, no_comments, ranges)
+ *                              agent.parse.facts.FileFacts.chunks: scan_rows plus node paths, res://
+ *                              refs, connect() forms and the facts dict, for every range in one call.
  *
  * Strings of any kind (1, 2 or 4 bytes per char) are read with PyUnicode_READ and every index is
  * checked against the string's length, so no input can read past the buffer. Results are built
@@ -717,6 +720,415 @@ static int row_cues(const Text *t, Py_ssize_t rs, Py_ssize_t re, int *rpc)
     return bits;
 }
 
+
+/* ---- chunk_facts: scan_rows plus the rest of facts._facts / FileFacts._chunk, one call per file -- */
+
+/* Searches over the comment-free text `nc` (strings kept) of one chunk: nc[s:e] is
+ * "\n".join(no_comments.split("\n")[a:b]), so every pattern sees exactly the chunk's code and
+ * treats s as the start of the text and e as its end (`\b`, look-behind, `code[i]` with i < 0). */
+
+static inline int is_space(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); } /* `\s` of a str pattern */
+
+static inline Py_ssize_t skip_space(const Text *t, Py_ssize_t i, Py_ssize_t e)
+{
+    while (i < e && is_space(PyUnicode_READ(t->kind, t->data, i)))
+        i++;
+    return i;
+}
+
+static int lit_in(const Text *t, Py_ssize_t i, Py_ssize_t e, const char *lit)
+{
+    for (; *lit; lit++, i++)
+        if (i >= e || PyUnicode_READ(t->kind, t->data, i) != (Py_UCS4)(unsigned char)*lit)
+            return 0;
+    return 1;
+}
+
+static inline int is_path_char(Py_UCS4 c) /* [A-Za-z0-9_/%] */
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '/' ||
+           c == '%';
+}
+
+/* _NODE_PATH's alternatives at j: "[^"\n]*" | '[^'\n]*' | [A-Za-z0-9_/%]+ ; end or -1 */
+static Py_ssize_t node_path_tail(const Text *t, Py_ssize_t j, Py_ssize_t e)
+{
+    if (j >= e)
+        return -1;
+    Py_UCS4 c = PyUnicode_READ(t->kind, t->data, j);
+    if (c == '"' || c == '\'') {
+        for (Py_ssize_t k = j + 1; k < e; k++) {
+            Py_UCS4 d = PyUnicode_READ(t->kind, t->data, k);
+            if (d == c)
+                return k + 1;
+            if (d == '\n')
+                return -1;
+        }
+        return -1;
+    }
+    if (!is_path_char(c))
+        return -1;
+    while (j < e && is_path_char(PyUnicode_READ(t->kind, t->data, j)))
+        j++;
+    return j;
+}
+
+/* Append text[s:e] to list unless seen has it (dict.fromkeys-style de-duplication). */
+static int add_span_unique(PyObject *list, PyObject *seen, PyObject *text, Py_ssize_t s, Py_ssize_t e)
+{
+    return append_unique(list, seen, PyUnicode_Substring(text, s, e));
+}
+
+static inline int in_str(Py_UCS4 c, const char *set)
+{
+    for (; *set; set++)
+        if (c == (Py_UCS4)(unsigned char)*set)
+            return 1;
+    return 0;
+}
+
+/* facts.node_paths(nc[s:e]): `$` paths, then `%Unique` nodes, then get_node("...") strings,
+ * de-duplicated in that order. */
+static int node_paths_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t e, PyObject *paths, PyObject *seen)
+{
+    int kind = t->kind;
+    const void *data = t->data;
+    /* _NODE_PATH = \$%?(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_/%]+) */
+    for (Py_ssize_t i = s; i < e;) {
+        if (PyUnicode_READ(kind, data, i) != '$') {
+            i++;
+            continue;
+        }
+        Py_ssize_t end = -1;
+        if (i + 1 < e && PyUnicode_READ(kind, data, i + 1) == '%')
+            end = node_path_tail(t, i + 2, e);
+        if (end < 0) /* `%?` backtracks to empty */
+            end = node_path_tail(t, i + 1, e);
+        if (end < 0) {
+            i++;
+            continue;
+        }
+        if (add_span_unique(paths, seen, text, i, end) < 0)
+            return -1;
+        i = end;
+    }
+    /* _Unique.finditer: %[A-Za-z_]\w* not after an operand */
+    for (Py_ssize_t i = s; i < e;) {
+        if (PyUnicode_READ(kind, data, i) != '%' || i + 1 >= e || !is_name_start(PyUnicode_READ(kind, data, i + 1))) {
+            i++;
+            continue;
+        }
+        Py_ssize_t end = i + 2;
+        while (end < e && is_word(PyUnicode_READ(kind, data, end)))
+            end++;
+        Py_ssize_t k = i - 1;
+        int ok = 1;
+        if (k >= s && !in_str(PyUnicode_READ(kind, data, k), " \t\n(,[=:{"))
+            ok = 0; /* `a%b` or `"..."%x` */
+        if (ok) {
+            while (k >= s && in_str(PyUnicode_READ(kind, data, k), " \t"))
+                k--;
+            ok = k < s || in_str(PyUnicode_READ(kind, data, k), "\n(,[=:{") ||
+                 (k - 5 >= s && lit_in(t, k - 5, k + 1, "return")) || (k - 4 >= s && lit_in(t, k - 4, k + 1, "await"));
+        }
+        if (ok && add_span_unique(paths, seen, text, i, end) < 0)
+            return -1;
+        i = end;
+    }
+    /* _GET_NODE_STR = get_node(?:_or_null)?\s*\(\s*["']([^"'\n]+)["'] , group 1 */
+    for (Py_ssize_t i = s; i + 8 <= e;) {
+        if (!lit_in(t, i, e, "get_node")) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i + 8, gs = -1, ge = -1;
+        for (int with_suffix = 1; with_suffix >= 0 && gs < 0; with_suffix--) {
+            Py_ssize_t k = j;
+            if (with_suffix) {
+                if (!lit_in(t, k, e, "_or_null"))
+                    continue;
+                k += 8;
+            }
+            k = skip_space(t, k, e);
+            if (k >= e || PyUnicode_READ(kind, data, k) != '(')
+                continue;
+            k = skip_space(t, k + 1, e);
+            if (k >= e || !in_str(PyUnicode_READ(kind, data, k), "\"'"))
+                continue;
+            Py_ssize_t r = k + 1;
+            while (r < e && !in_str(PyUnicode_READ(kind, data, r), "\"'\n"))
+                r++;
+            if (r == k + 1 || r >= e || PyUnicode_READ(kind, data, r) == '\n')
+                continue;
+            gs = k + 1;
+            ge = r;
+        }
+        if (gs < 0) {
+            i++;
+            continue;
+        }
+        if (add_span_unique(paths, seen, text, gs, ge) < 0)
+            return -1;
+        i = ge + 1;
+    }
+    return 0;
+}
+
+/* _RES_REF.findall(nc[s:e]): \b(?:res|user|uid)://[^\s"')\]]* */
+static int res_refs_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t e, PyObject *refs, PyObject *seen)
+{
+    for (Py_ssize_t i = s; i < e;) {
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i);
+        Py_ssize_t p = 0;
+        if ((c == 'r' || c == 'u') && (i == s || !is_word(PyUnicode_READ(t->kind, t->data, i - 1)))) {
+            if (lit_in(t, i, e, "res://"))
+                p = 6;
+            else if (lit_in(t, i, e, "user://"))
+                p = 7;
+            else if (lit_in(t, i, e, "uid://"))
+                p = 6;
+        }
+        if (!p) {
+            i++;
+            continue;
+        }
+        Py_ssize_t end = i + p;
+        Py_UCS4 d;
+        while (end < e && !is_space(d = PyUnicode_READ(t->kind, t->data, end)) && !in_str(d, "\"')]"))
+            end++;
+        if (add_span_unique(refs, seen, text, i, end) < 0)
+            return -1;
+        i = end;
+    }
+    return 0;
+}
+
+/* _CALLABLE_CONNECT.search: \.\s*connect\s*\(\s*(?!["'\s)]) */
+static int callable_connect_span(const Text *t, Py_ssize_t s, Py_ssize_t e)
+{
+    for (Py_ssize_t i = s; i < e; i++) {
+        if (PyUnicode_READ(t->kind, t->data, i) != '.')
+            continue;
+        Py_ssize_t k = skip_space(t, i + 1, e);
+        if (!lit_in(t, k, e, "connect"))
+            continue;
+        k = skip_space(t, k + 7, e);
+        if (k >= e || PyUnicode_READ(t->kind, t->data, k) != '(')
+            continue;
+        k = skip_space(t, k + 1, e); /* backtracking the `\s*` only puts a space next: still refused */
+        if (k >= e || !in_str(PyUnicode_READ(t->kind, t->data, k), "\"')"))
+            return 1;
+    }
+    return 0;
+}
+
+/* _STRING_CONNECT.search: connect\s*\(\s*["'][^"'\n]*["']\s*,\s*[^,()\n]+,\s*["'] */
+static int string_connect_span(const Text *t, Py_ssize_t s, Py_ssize_t e)
+{
+    int kind = t->kind;
+    const void *data = t->data;
+    for (Py_ssize_t i = s; i + 7 <= e; i++) {
+        if (!lit_in(t, i, e, "connect"))
+            continue;
+        Py_ssize_t k = skip_space(t, i + 7, e);
+        if (k >= e || PyUnicode_READ(kind, data, k) != '(')
+            continue;
+        k = skip_space(t, k + 1, e);
+        if (k >= e || !in_str(PyUnicode_READ(kind, data, k), "\"'"))
+            continue;
+        k++;
+        while (k < e && !in_str(PyUnicode_READ(kind, data, k), "\"'\n"))
+            k++;
+        if (k >= e || PyUnicode_READ(kind, data, k) == '\n')
+            continue;
+        k = skip_space(t, k + 1, e);
+        if (k >= e || PyUnicode_READ(kind, data, k) != ',')
+            continue;
+        Py_ssize_t p = k + 1, q;
+        k = skip_space(t, p, e);
+        if (k < e && !in_str(PyUnicode_READ(kind, data, k), ",()\n")) {
+            q = k;
+            while (q < e && !in_str(PyUnicode_READ(kind, data, q), ",()\n"))
+                q++;
+            if (q >= e || PyUnicode_READ(kind, data, q) != ',')
+                continue;
+        }
+        else if (k < e && PyUnicode_READ(kind, data, k) == ',' && k > p && PyUnicode_READ(kind, data, k - 1) != '\n')
+            q = k; /* `\s*` gives its last blank back to `[^,()\n]+` */
+        else
+            continue;
+        k = skip_space(t, q + 1, e);
+        if (k < e && in_str(PyUnicode_READ(kind, data, k), "\"'"))
+            return 1;
+    }
+    return 0;
+}
+
+/* dict keys, created once at import */
+enum { K_SYMBOLS, K_CALLS, K_REFS, K_EXTRA, K_SYNTAX, K_DECLARED, K_IDENTIFIERS, K_LAMBDA, K_RPC, K_ANNOTATIONS,
+       K_CALLABLE_CONNECT, K_STRING_CONNECT, K_UNIQUE_NODE, N_KEYS };
+static const char *KEY_NAMES[N_KEYS] = {
+    "symbol_candidates", "api_call_candidates", "reference_candidates", "extra", "syntax", "declared_names",
+    "identifiers", "lambda", "rpc_keyword", "annotations", "callable_connect", "string_connect", "unique_node",
+};
+static PyObject *KEYS[N_KEYS];
+static PyObject *FLAG_KEYS[N_FLAGS];
+
+/* str in scan.KEYWORDS */
+static int str_is_keyword(PyObject *u)
+{
+    return (keyword_flags(PyUnicode_KIND(u), PyUnicode_DATA(u), 0, PyUnicode_GET_LENGTH(u)) & KW) != 0;
+}
+
+/* The leaf of a node path as facts._facts takes it, when it names a type: the part after the
+ * last of / % $ " ' once those are stripped from both ends, if it is [A-Z]\w* ; else NULL with
+ * no error set (*err = 1 on error). */
+static PyObject *path_type_leaf(PyObject *p, int *err)
+{
+    int kind = PyUnicode_KIND(p);
+    const void *data = PyUnicode_DATA(p);
+    Py_ssize_t a = 0, b = PyUnicode_GET_LENGTH(p);
+    while (a < b && in_str(PyUnicode_READ(kind, data, a), "$%\"'"))
+        a++;
+    while (b > a && in_str(PyUnicode_READ(kind, data, b - 1), "$%\"'"))
+        b--;
+    Py_ssize_t ls = a;
+    for (Py_ssize_t i = a; i < b; i++)
+        if (in_str(PyUnicode_READ(kind, data, i), "/%$\"'"))
+            ls = i + 1;
+    if (ls >= b)
+        return NULL;
+    Py_UCS4 c0 = PyUnicode_READ(kind, data, ls);
+    if (!(c0 >= 'A' && c0 <= 'Z'))
+        return NULL;
+    for (Py_ssize_t i = ls + 1; i < b; i++)
+        if (!is_word(PyUnicode_READ(kind, data, i)))
+            return NULL;
+    PyObject *r = PyUnicode_Substring(p, ls, b);
+    if (r == NULL)
+        *err = 1;
+    return r;
+}
+
+static int set_item_steal(PyObject *d, int key, PyObject *v)
+{
+    if (v == NULL)
+        return -1;
+    int r = PyDict_SetItem(d, KEYS[key], v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* FileFacts._chunk for nc[s:e], given scan_facts' tuple of the masked rows and the row cues */
+static PyObject *build_facts(const Text *nct, PyObject *nc, Py_ssize_t s, Py_ssize_t e, int has_ref,
+                             PyObject *scanned, int flags, PyObject *rpc, PyObject *annotations)
+{
+    PyObject *identifiers = PyTuple_GET_ITEM(scanned, 0), *declared = PyTuple_GET_ITEM(scanned, 1);
+    PyObject *calls = PyTuple_GET_ITEM(scanned, 2), *has_lambda = PyTuple_GET_ITEM(scanned, 3);
+    long cues = PyLong_AsLong(PyTuple_GET_ITEM(scanned, 5));
+    int has_path = (cues & CUE_PATH) != 0, has_connect = (cues & CUE_CONNECT) != 0, err = 0;
+    PyObject *paths = PyList_New(0), *pseen = PySet_New(NULL), *symbols = NULL, *refs = NULL, *rseen = NULL;
+    PyObject *syntax = NULL, *extra = NULL, *facts = NULL;
+    if (paths == NULL || pseen == NULL)
+        goto done;
+    if (has_path && node_paths_span(nct, nc, s, e, paths, pseen) < 0)
+        goto done;
+    Py_ssize_t n_paths = PyList_GET_SIZE(paths);
+
+    /* symbols: the scan's capitalised identifiers, then path leaves naming a type; de-duplicated,
+     * minus declared names and keywords */
+    symbols = PyList_GetSlice(PyTuple_GET_ITEM(scanned, 4), 0, PY_SSIZE_T_MAX);
+    if (symbols == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n_paths; i++) {
+        PyObject *leaf = path_type_leaf(PyList_GET_ITEM(paths, i), &err);
+        if (err)
+            goto done;
+        if (leaf != NULL) {
+            int r = PyList_Append(symbols, leaf);
+            Py_DECREF(leaf);
+            if (r < 0)
+                goto done;
+        }
+    }
+    if (PyList_GET_SIZE(symbols)) {
+        PyObject *kept = PyList_New(0), *sseen = PySet_New(declared);
+        if (kept == NULL || sseen == NULL) {
+            Py_XDECREF(kept);
+            Py_XDECREF(sseen);
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(symbols); i++) {
+            PyObject *sym = PyList_GET_ITEM(symbols, i);
+            if (str_is_keyword(sym))
+                continue;
+            Py_INCREF(sym);
+            if (append_unique(kept, sseen, sym) < 0) {
+                Py_DECREF(kept);
+                Py_DECREF(sseen);
+                goto done;
+            }
+        }
+        Py_DECREF(sseen);
+        Py_SETREF(symbols, kept);
+    }
+
+    /* references: res:// user:// uid:// refs, then the node paths, de-duplicated */
+    refs = PyList_New(0);
+    rseen = PySet_New(NULL);
+    if (refs == NULL || rseen == NULL)
+        goto done;
+    if (has_ref && res_refs_span(nct, nc, s, e, refs, rseen) < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < n_paths; i++) {
+        PyObject *p = PyList_GET_ITEM(paths, i);
+        Py_INCREF(p);
+        if (append_unique(refs, rseen, p) < 0)
+            goto done;
+    }
+
+    int unique_node = 0;
+    for (Py_ssize_t i = 0; i < n_paths && !unique_node; i++) {
+        PyObject *p = PyList_GET_ITEM(paths, i);
+        Py_UCS4 c0 = PyUnicode_READ_CHAR(p, 0);
+        unique_node = c0 == '%' || (c0 == '$' && PyUnicode_GET_LENGTH(p) > 1 && PyUnicode_READ_CHAR(p, 1) == '%');
+    }
+    int callable = has_connect && callable_connect_span(nct, s, e);
+    int string = has_connect && string_connect_span(nct, s, e);
+
+    syntax = PyDict_New();
+    if (syntax == NULL)
+        goto done;
+    for (int f = 0; f < N_FLAGS; f++)
+        if (PyDict_SetItem(syntax, FLAG_KEYS[f], (flags >> f) & 1 ? Py_True : Py_False) < 0)
+            goto done;
+    if (PyDict_SetItem(syntax, KEYS[K_LAMBDA], has_lambda) < 0 || PyDict_SetItem(syntax, KEYS[K_RPC], rpc) < 0 ||
+        PyDict_SetItem(syntax, KEYS[K_ANNOTATIONS], annotations) < 0 ||
+        PyDict_SetItem(syntax, KEYS[K_CALLABLE_CONNECT], callable ? Py_True : Py_False) < 0 ||
+        PyDict_SetItem(syntax, KEYS[K_STRING_CONNECT], string ? Py_True : Py_False) < 0 ||
+        PyDict_SetItem(syntax, KEYS[K_UNIQUE_NODE], unique_node ? Py_True : Py_False) < 0)
+        goto done;
+    extra = PyDict_New();
+    if (extra == NULL || PyDict_SetItem(extra, KEYS[K_SYNTAX], syntax) < 0 ||
+        PyDict_SetItem(extra, KEYS[K_DECLARED], declared) < 0 ||
+        PyDict_SetItem(extra, KEYS[K_IDENTIFIERS], identifiers) < 0)
+        goto done;
+    facts = PyDict_New();
+    if (facts == NULL || PyDict_SetItem(facts, KEYS[K_SYMBOLS], symbols) < 0 ||
+        PyDict_SetItem(facts, KEYS[K_CALLS], calls) < 0 || PyDict_SetItem(facts, KEYS[K_REFS], refs) < 0 ||
+        PyDict_SetItem(facts, KEYS[K_EXTRA], extra) < 0)
+        Py_CLEAR(facts);
+done:
+    Py_XDECREF(paths);
+    Py_XDECREF(pseen);
+    Py_XDECREF(symbols);
+    Py_XDECREF(refs);
+    Py_XDECREF(rseen);
+    Py_XDECREF(syntax);
+    Py_XDECREF(extra);
+    return facts;
+}
+
 /* ---- scan_rows: everything FileFacts needs per chunk, one call per file --------------------- */
 
 typedef struct {
@@ -724,19 +1136,19 @@ typedef struct {
     PyObject *name; /* "@name" */
 } Annotation;
 
-static PyObject *sp_scan_rows(PyObject *self, PyObject *args)
+/* scan_rows (nc == NULL) or chunk_facts (nc: the comment-free text, same rows as masked) */
+static PyObject *rows_impl(PyObject *masked, PyObject *nc, PyObject *ranges)
 {
-    PyObject *masked, *ranges;
-    if (!PyArg_ParseTuple(args, "UO:scan_rows", &masked, &ranges))
-        return NULL;
-    if (PyUnicode_READY(masked) < 0)
+    if (PyUnicode_READY(masked) < 0 || (nc != NULL && PyUnicode_READY(nc) < 0))
         return NULL;
     PyObject *seq = PySequence_Tuple(ranges); /* a private copy: parsing an item cannot resize it */
     if (seq == NULL)
         return NULL;
     Text t = {PyUnicode_KIND(masked), PyUnicode_DATA(masked), PyUnicode_GET_LENGTH(masked)};
     Py_ssize_t n = t.n, nlines = 1, n_ann = 0, cap_ann = 0;
-    Py_ssize_t *starts = NULL;
+    Py_ssize_t *starts = NULL, *nc_starts = NULL;
+    char *ref_row = NULL; /* row of nc holds "://" */
+    Text nct = {0, NULL, 0};
     int *bits = NULL;
     signed char *rpc = NULL;
     Annotation *ann = NULL;
@@ -760,6 +1172,34 @@ static PyObject *sp_scan_rows(PyObject *self, PyObject *args)
         if (PyUnicode_READ(t.kind, t.data, i) == '\n')
             starts[r++] = i + 1;
     starts[nlines] = n + 1;
+    if (nc != NULL) { /* the same row bookkeeping for nc, and which of its rows hold "://" */
+        nct = (Text){PyUnicode_KIND(nc), PyUnicode_DATA(nc), PyUnicode_GET_LENGTH(nc)};
+        nc_starts = PyMem_New(Py_ssize_t, (size_t)nlines + 1);
+        ref_row = PyMem_Calloc((size_t)nlines, 1);
+        if (nc_starts == NULL || ref_row == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        nc_starts[0] = 0;
+        Py_ssize_t r = 1;
+        int too_many = 0;
+        for (Py_ssize_t i = 0; i < nct.n && !too_many; i++) {
+            Py_UCS4 c = PyUnicode_READ(nct.kind, nct.data, i);
+            if (c == '\n') {
+                if (r == nlines)
+                    too_many = 1;
+                else
+                    nc_starts[r++] = i + 1;
+            }
+            else if (c == ':' && lit_at(&nct, i, "://"))
+                ref_row[r - 1] = 1;
+        }
+        if (too_many || r != nlines) {
+            PyErr_SetString(PyExc_ValueError, "chunk_facts() texts must have the same number of lines");
+            goto done;
+        }
+        nc_starts[nlines] = nct.n + 1;
+    }
     for (Py_ssize_t r = 0; r < nlines; r++) {
         int w;
         bits[r] = row_cues(&t, starts[r], starts[r + 1] - 1, &w);
@@ -840,7 +1280,14 @@ static PyObject *sp_scan_rows(PyObject *self, PyObject *args)
             Py_CLEAR(annotations);
         Py_CLEAR(seen);
         PyObject *item = NULL;
-        if (annotations != NULL) {
+        if (annotations != NULL && nc != NULL) {
+            int has_ref = 0;
+            for (Py_ssize_t r = a; r < b && !has_ref; r++)
+                has_ref = ref_row[r];
+            item = build_facts(&nct, nc, a < b ? nc_starts[a] : 0, a < b ? nc_starts[b] - 1 : 0, has_ref, scanned,
+                               flags, w >= 0 ? rpc_names[w] : Py_None, annotations);
+        }
+        else if (annotations != NULL) {
             PyObject *tail = Py_BuildValue("(iOO)", flags, w >= 0 ? rpc_names[w] : Py_None, annotations);
             item = tail ? PySequence_Concat(scanned, tail) : NULL;
             Py_XDECREF(tail);
@@ -862,10 +1309,28 @@ done:
     names_free(&names);
     PyMem_Free(ann);
     PyMem_Free(starts);
+    PyMem_Free(nc_starts);
+    PyMem_Free(ref_row);
     PyMem_Free(bits);
     PyMem_Free(rpc);
     Py_DECREF(seq);
     return out;
+}
+
+static PyObject *sp_scan_rows(PyObject *self, PyObject *args)
+{
+    PyObject *masked, *ranges;
+    if (!PyArg_ParseTuple(args, "UO:scan_rows", &masked, &ranges))
+        return NULL;
+    return rows_impl(masked, NULL, ranges);
+}
+
+static PyObject *sp_chunk_facts(PyObject *self, PyObject *args)
+{
+    PyObject *masked, *nc, *ranges;
+    if (!PyArg_ParseTuple(args, "UUO:chunk_facts", &masked, &nc, &ranges))
+        return NULL;
+    return rows_impl(masked, nc, ranges);
 }
 
 static PyMethodDef methods[] = {
@@ -875,6 +1340,9 @@ static PyMethodDef methods[] = {
     {"scan_rows", sp_scan_rows, METH_VARARGS,
      "scan_rows(masked, [(start, end), ...]) -> per row range: scan.scan_facts of its text, then\n"
      "(flag bits (FLAG_NAMES), rpc keyword or None, sorted annotations) as FileFacts finds them."},
+    {"chunk_facts", sp_chunk_facts, METH_VARARGS,
+     "chunk_facts(masked, no_comments, [(start, end), ...]) -> per row range: the facts dict\n"
+     "FileFacts.chunk(start, end) returns (candidates and extra: syntax, declared_names, identifiers)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -886,6 +1354,12 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__speedups(void)
 {
     init_keywords();
+    for (int i = 0; i < N_KEYS; i++)
+        if ((KEYS[i] = PyUnicode_InternFromString(KEY_NAMES[i])) == NULL)
+            return NULL;
+    for (int i = 0; i < N_FLAGS; i++)
+        if ((FLAG_KEYS[i] = PyUnicode_InternFromString(FLAG_NAMES[i])) == NULL)
+            return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;

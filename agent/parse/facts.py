@@ -147,13 +147,14 @@ class FileFacts:
         no_comments, masked = mask_comments(text) if c is None else c.mask_comments(text)
         self._c = c
         self.masked = masked
-        self.nc_lines = no_comments.split("\n")
+        self.no_comments = no_comments
         self.m_lines = masked.split("\n")
+        if c is not None:
+            return  # the C `chunk_facts` does all of what follows, per chunk, in one call per file
+        self.nc_lines = no_comments.split("\n")
         self._connect = "connect" in masked
         self._paths = "$" in masked or "%" in masked or "get_node" in masked
         self._ref_rows = _rows(_REF_CUE, no_comments) if "://" in no_comments else []
-        if c is not None:
-            return  # the C `scan_rows` finds flags, rpc keyword and annotations itself
         line_masked = "\n" + masked
         self._flag_rows = [
             (name, rows)
@@ -168,16 +169,13 @@ class FileFacts:
         return self.chunks([(start, end)])[0]
 
     def chunks(self, ranges: list[tuple[int, int]]) -> list[dict[str, Any]]:
-        """`chunk(start, end)` for each row range; the C path scans them all in one call."""
-        if self._c is None:
-            m_lines = self.m_lines
-            return [
-                self._chunk(start, end, scan_facts("\n".join(m_lines[start:end])), self._row_cues(start, end))
-                for start, end in ranges
-            ]
+        """`chunk(start, end)` for each row range; the C `chunk_facts` builds them all in one call."""
+        if self._c is not None:
+            return self._c.chunk_facts(self.masked, self.no_comments, ranges)  # type: ignore[no-any-return]
+        m_lines = self.m_lines
         return [
-            self._chunk(start, end, scanned, scanned[6:])
-            for (start, end), scanned in zip(ranges, self._c.scan_rows(self.masked, ranges), strict=True)
+            self._chunk(start, end, scan_facts("\n".join(m_lines[start:end])), self._row_cues(start, end))
+            for start, end in ranges
         ]
 
     def _row_cues(self, start: int, end: int) -> tuple[int, str | None, list[str]]:

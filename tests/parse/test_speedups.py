@@ -74,6 +74,21 @@ EDGE = [
     "a%b\nreturn %U\nawait %V\n(%W)\n$%X.y()\n$'quoted node'.z()\n",
     "\ud7ff \U0001f600 emoji = 1\nfunc \U0001f600(): pass\nÅngström.call()\nǅx.y()\n",
     "ΣΑΣ.x()\nΣας.y()\nDŽ.z()\n",
+    # node paths, unique nodes, get_node, res:// refs and connect(), as facts._facts reads them
+    "$%.x\n$%\"A/B\".y\n$%\"open\n$'q'.z\n$\"A\" $'B\n$%%C/D.e\n$\n$/A/B%C\n$-x\n",
+    "%A\n x %B\n(%C)\n[%D, %E]\nreturn %F\nawait   %G\nreturn%H\nx=%I\n{%J:%K}\n's'%L\nb% M\n %N%O\n",
+    "\treturn\t%P\nreturn %Q\nnotreturn %R\nyield %S\n%\n%1\n%_u\n%Ünïcode\n",
+    "get_node(\"A\")\nget_node_or_null( 'B/C' )\nget_node  (\n  \"D\")\nget_node(\"\")\nget_node(\"E\nF\")\n"
+    "get_node(\"G')\nget_node_or_nullx(\"H\")\nxget_node(\"I\")\nget_node(\"get_node(\"J\")\nget_node(\xa0'K')\n",
+    "res://a.gd\nuser://b c\nuid://\n_res://x\nares://y\n(res://z)\n'res://q'\"uid://r\"\nres://s]t\nres:/u\n"
+    "é res://v\nrés://w\n1res://x\n\u3000res://y\u3000z\n",
+    "a.connect(f)\na . connect ( f )\na.connect(\"s\")\na.connect()\na.connect( )\na.connect(\n\tf)\n"
+    "a.connect(\nb.connect(\n.connect(\n.connected(f)\nconnect(x)\na.connect('x')\n",
+    "connect(\"a\", self, \"b\")\nconnect ( 'a' , self , 'b' )\nconnect(\"a\",self,\"b\")\nconnect(\"a\", , \"b\")\n"
+    "connect(\"a\",,\"b\")\nconnect(\"a\",\n,\"b\")\nconnect(\"a\", f(x), \"b\")\nconnect(\"a\", self,\n\"b\")\n"
+    "connect(\"a\n\", self, \"b\")\nconnect(\"a', self, 'b\")\nconnect(\"a\", self, x)\nconnect(\"a\"\x1c, \x1c,\x1c'b')\n",
+    "func f():\n\t$Sprite.play() # $Commented.x()\n\tvar p = get_node(\"Path/To/Label\") # res://c\n"
+    "\tload(\"res://x.tscn\") + $%Uni/Que\n\tsig.connect(_on) ; connect(\"a\", self, \"b\")\n\tvar PI = $PI\n",
 ]
 
 
@@ -172,7 +187,29 @@ def test_random_text_identical():
 
 
 @needs_c
+def test_random_facts_identical():
+    """Node paths, refs and connect() patterns mixed at random: every row range of chunk_facts."""
+    words = ["$", "$%", "%", "A", "b", "/", '"', "'", "\n", " ", "\t", "get_node", "_or_null", "(", ")", ",",
+             "res://", "user://", "uid://", ".", "connect", "return", "await", "self", "\xa0", "é", "]", "#", "func f",
+             "var ", "Node2D", "PI", ":", "=", "\\"]
+    rng = random.Random(5)
+    for _ in range(400):
+        text = "".join(rng.choice(words) for _ in range(rng.randint(1, 60)))
+        n = text.count("\n") + 1
+        ranges = [(a, b) for a in range(n) for b in range(a, min(n, a + 4) + 1)]
+        with speedups.pure_python():
+            pure = FileFacts(text).chunks(ranges)
+        assert FileFacts(text).chunks(ranges) == pure, repr(text)
+
+
+@needs_c
 def test_bad_arguments_raise_not_crash():
+    with pytest.raises(ValueError):
+        C.chunk_facts("a\nb", "a", [(0, 1)])  # the two texts must have the same rows
+    with pytest.raises(ValueError):
+        C.chunk_facts("a", "a\nb", [(0, 1)])
+    with pytest.raises(TypeError):
+        C.chunk_facts("a", None, [(0, 1)])
     with pytest.raises(TypeError):
         C.mask_comments(b"bytes")
     with pytest.raises(TypeError):
@@ -197,6 +234,7 @@ def test_no_leak_over_repeated_runs():
             C.mask_comments(t)
             C.scan(m)
             C.scan_rows(m, r)
+            C.chunk_facts(m, mask_comments(t)[0], r)
 
     for _ in range(3):
         run()
