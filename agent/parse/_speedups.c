@@ -356,14 +356,31 @@ static PyObject *dotted_name(PyObject *a, PyObject *b)
     return r;
 }
 
-/* Append item to list unless seen (a set) has it; steals the reference to item. */
-static int append_unique(PyObject *list, PyObject *seen, PyObject *item)
+/* Append item (a str) to list unless it is already listed; steals the reference to item.
+ * Short lists are searched directly; *seen, a set of the list's items, is made (and then kept
+ * up to date) once the list reaches UNIQUE_LINEAR items, or may be passed in already made. */
+#define UNIQUE_LINEAR 16
+static int append_unique(PyObject *list, PyObject **seen, PyObject *item)
 {
+    int r = 0;
     if (item == NULL)
         return -1;
-    int r = PySet_Contains(seen, item);
-    if (r == 0)
-        r = PySet_Add(seen, item) < 0 || PyList_Append(list, item) < 0 ? -1 : 0;
+    if (*seen == NULL) {
+        Py_ssize_t n = PyList_GET_SIZE(list);
+        for (Py_ssize_t i = 0; i < n && r == 0; i++) {
+            PyObject *x = PyList_GET_ITEM(list, i);
+            r = x == item || (PyUnicode_GET_LENGTH(x) == PyUnicode_GET_LENGTH(item) && PyUnicode_Compare(x, item) == 0);
+        }
+        if (r == 0 && PyList_Append(list, item) < 0)
+            r = -1;
+        if (r == 0 && n + 1 >= UNIQUE_LINEAR && (*seen = PySet_New(list)) == NULL)
+            r = -1;
+    }
+    else {
+        r = PySet_Contains(*seen, item);
+        if (r == 0)
+            r = PySet_Add(*seen, item) < 0 || PyList_Append(list, item) < 0 ? -1 : 0;
+    }
     Py_DECREF(item);
     return r < 0 ? -1 : 0;
 }
@@ -410,8 +427,8 @@ static PyObject *scan_span(Names *names, Py_ssize_t s, Py_ssize_t e, Py_ssize_t 
     int kind = names->kind;
     const char *data = names->data;
     PyObject *identifiers = PyList_New(0), *declared = PyList_New(0), *calls = PyList_New(0);
-    PyObject *cseen = PySet_New(NULL), *symbols = NULL, *result = NULL;
-    if (!identifiers || !declared || !calls || !cseen)
+    PyObject *cseen = NULL, *symbols = NULL, *result = NULL;
+    if (!identifiers || !declared || !calls)
         goto done;
 
     /* the chain's last two links, as interned strs (borrowed from `names`) and first chars */
@@ -423,7 +440,7 @@ static PyObject *scan_span(Names *names, Py_ssize_t s, Py_ssize_t e, Py_ssize_t 
     int expect_param = 0, after_func = 0, has_lambda = 0, has_sigil = 0;
 #define PREV_UPPER() (prev_c0 >= 'A' && prev_c0 <= 'Z')
 #define ADD_CHAIN_CALL()                                                                              \
-    if (append_unique(calls, cseen, dotted_name(prev, last)) < 0)                                     \
+    if (append_unique(calls, &cseen, dotted_name(prev, last)) < 0)                                     \
         goto done;
 
     Py_ssize_t i = s;
@@ -524,7 +541,7 @@ static PyObject *scan_span(Names *names, Py_ssize_t s, Py_ssize_t e, Py_ssize_t 
             }
             else if (links && (!(last_kw & KW) || (last_kw & KW_CALLABLE))) {
                 Py_INCREF(last);
-                if (append_unique(calls, cseen, last) < 0)
+                if (append_unique(calls, &cseen, last) < 0)
                     goto done;
             }
             if (params_depth)
@@ -727,6 +744,8 @@ static int row_cues(const Text *t, Py_ssize_t rs, Py_ssize_t re, int *rpc)
  * "\n".join(no_comments.split("\n")[a:b]), so every pattern sees exactly the chunk's code and
  * treats s as the start of the text and e as its end (`\b`, look-behind, `code[i]` with i < 0). */
 
+static PyObject *LIT_GET_NODE, *LIT_CONNECT; /* "get_node", "connect": made at import */
+
 static inline int is_space(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); } /* `\s` of a str pattern */
 
 static inline Py_ssize_t skip_space(const Text *t, Py_ssize_t i, Py_ssize_t e)
@@ -774,7 +793,7 @@ static Py_ssize_t node_path_tail(const Text *t, Py_ssize_t j, Py_ssize_t e)
 }
 
 /* Append text[s:e] to list unless seen has it (dict.fromkeys-style de-duplication). */
-static int add_span_unique(PyObject *list, PyObject *seen, PyObject *text, Py_ssize_t s, Py_ssize_t e)
+static int add_span_unique(PyObject *list, PyObject **seen, PyObject *text, Py_ssize_t s, Py_ssize_t e)
 {
     return append_unique(list, seen, PyUnicode_Substring(text, s, e));
 }
@@ -789,16 +808,14 @@ static inline int in_str(Py_UCS4 c, const char *set)
 
 /* facts.node_paths(nc[s:e]): `$` paths, then `%Unique` nodes, then get_node("...") strings,
  * de-duplicated in that order. */
-static int node_paths_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t e, PyObject *paths, PyObject *seen)
+static int node_paths_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t e, PyObject *paths, PyObject **seen)
 {
     int kind = t->kind;
     const void *data = t->data;
     /* _NODE_PATH = \$%?(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_/%]+) */
     for (Py_ssize_t i = s; i < e;) {
-        if (PyUnicode_READ(kind, data, i) != '$') {
-            i++;
-            continue;
-        }
+        if ((i = PyUnicode_FindChar(text, '$', i, e, 1)) < 0)
+            break;
         Py_ssize_t end = -1;
         if (i + 1 < e && PyUnicode_READ(kind, data, i + 1) == '%')
             end = node_path_tail(t, i + 2, e);
@@ -814,7 +831,9 @@ static int node_paths_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize
     }
     /* _Unique.finditer: %[A-Za-z_]\w* not after an operand */
     for (Py_ssize_t i = s; i < e;) {
-        if (PyUnicode_READ(kind, data, i) != '%' || i + 1 >= e || !is_name_start(PyUnicode_READ(kind, data, i + 1))) {
+        if ((i = PyUnicode_FindChar(text, '%', i, e, 1)) < 0)
+            break;
+        if (i + 1 >= e || !is_name_start(PyUnicode_READ(kind, data, i + 1))) {
             i++;
             continue;
         }
@@ -837,10 +856,8 @@ static int node_paths_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize
     }
     /* _GET_NODE_STR = get_node(?:_or_null)?\s*\(\s*["']([^"'\n]+)["'] , group 1 */
     for (Py_ssize_t i = s; i + 8 <= e;) {
-        if (!lit_in(t, i, e, "get_node")) {
-            i++;
-            continue;
-        }
+        if ((i = PyUnicode_Find(text, LIT_GET_NODE, i, e, 1)) < 0)
+            break;
         Py_ssize_t j = i + 8, gs = -1, ge = -1;
         for (int with_suffix = 1; with_suffix >= 0 && gs < 0; with_suffix--) {
             Py_ssize_t k = j;
@@ -875,7 +892,7 @@ static int node_paths_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize
 }
 
 /* _RES_REF.findall(nc[s:e]): \b(?:res|user|uid)://[^\s"')\]]* */
-static int res_refs_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t e, PyObject *refs, PyObject *seen)
+static int res_refs_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t e, PyObject *refs, PyObject **seen)
 {
     for (Py_ssize_t i = s; i < e;) {
         Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i);
@@ -904,11 +921,11 @@ static int res_refs_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t
 }
 
 /* _CALLABLE_CONNECT.search: \.\s*connect\s*\(\s*(?!["'\s)]) */
-static int callable_connect_span(const Text *t, Py_ssize_t s, Py_ssize_t e)
+static int callable_connect_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t e)
 {
     for (Py_ssize_t i = s; i < e; i++) {
-        if (PyUnicode_READ(t->kind, t->data, i) != '.')
-            continue;
+        if ((i = PyUnicode_FindChar(text, '.', i, e, 1)) < 0)
+            break;
         Py_ssize_t k = skip_space(t, i + 1, e);
         if (!lit_in(t, k, e, "connect"))
             continue;
@@ -923,13 +940,13 @@ static int callable_connect_span(const Text *t, Py_ssize_t s, Py_ssize_t e)
 }
 
 /* _STRING_CONNECT.search: connect\s*\(\s*["'][^"'\n]*["']\s*,\s*[^,()\n]+,\s*["'] */
-static int string_connect_span(const Text *t, Py_ssize_t s, Py_ssize_t e)
+static int string_connect_span(const Text *t, PyObject *text, Py_ssize_t s, Py_ssize_t e)
 {
     int kind = t->kind;
     const void *data = t->data;
     for (Py_ssize_t i = s; i + 7 <= e; i++) {
-        if (!lit_in(t, i, e, "connect"))
-            continue;
+        if ((i = PyUnicode_Find(text, LIT_CONNECT, i, e, 1)) < 0)
+            break;
         Py_ssize_t k = skip_space(t, i + 7, e);
         if (k >= e || PyUnicode_READ(kind, data, k) != '(')
             continue;
@@ -1027,19 +1044,18 @@ static PyObject *build_facts(const Text *nct, PyObject *nc, Py_ssize_t s, Py_ssi
     PyObject *calls = PyTuple_GET_ITEM(scanned, 2), *has_lambda = PyTuple_GET_ITEM(scanned, 3);
     long cues = PyLong_AsLong(PyTuple_GET_ITEM(scanned, 5));
     int has_path = (cues & CUE_PATH) != 0, has_connect = (cues & CUE_CONNECT) != 0, err = 0;
-    PyObject *paths = PyList_New(0), *pseen = PySet_New(NULL), *symbols = NULL, *refs = NULL, *rseen = NULL;
+    PyObject *paths = PyList_New(0), *pseen = NULL, *symbols = NULL, *refs = NULL, *rseen = NULL;
     PyObject *syntax = NULL, *extra = NULL, *facts = NULL;
-    if (paths == NULL || pseen == NULL)
+    if (paths == NULL)
         goto done;
-    if (has_path && node_paths_span(nct, nc, s, e, paths, pseen) < 0)
+    if (has_path && node_paths_span(nct, nc, s, e, paths, &pseen) < 0)
         goto done;
     Py_ssize_t n_paths = PyList_GET_SIZE(paths);
 
     /* symbols: the scan's capitalised identifiers, then path leaves naming a type; de-duplicated,
      * minus declared names and keywords */
-    symbols = PyList_GetSlice(PyTuple_GET_ITEM(scanned, 4), 0, PY_SSIZE_T_MAX);
-    if (symbols == NULL)
-        goto done;
+    symbols = PyTuple_GET_ITEM(scanned, 4); /* scan_span's own new list: extended in place */
+    Py_INCREF(symbols);
     for (Py_ssize_t i = 0; i < n_paths; i++) {
         PyObject *leaf = path_type_leaf(PyList_GET_ITEM(paths, i), &err);
         if (err)
@@ -1063,7 +1079,7 @@ static PyObject *build_facts(const Text *nct, PyObject *nc, Py_ssize_t s, Py_ssi
             if (str_is_keyword(sym))
                 continue;
             Py_INCREF(sym);
-            if (append_unique(kept, sseen, sym) < 0) {
+            if (append_unique(kept, &sseen, sym) < 0) {
                 Py_DECREF(kept);
                 Py_DECREF(sseen);
                 goto done;
@@ -1075,15 +1091,14 @@ static PyObject *build_facts(const Text *nct, PyObject *nc, Py_ssize_t s, Py_ssi
 
     /* references: res:// user:// uid:// refs, then the node paths, de-duplicated */
     refs = PyList_New(0);
-    rseen = PySet_New(NULL);
-    if (refs == NULL || rseen == NULL)
+    if (refs == NULL)
         goto done;
-    if (has_ref && res_refs_span(nct, nc, s, e, refs, rseen) < 0)
+    if (has_ref && res_refs_span(nct, nc, s, e, refs, &rseen) < 0)
         goto done;
     for (Py_ssize_t i = 0; i < n_paths; i++) {
         PyObject *p = PyList_GET_ITEM(paths, i);
         Py_INCREF(p);
-        if (append_unique(refs, rseen, p) < 0)
+        if (append_unique(refs, &rseen, p) < 0)
             goto done;
     }
 
@@ -1093,8 +1108,8 @@ static PyObject *build_facts(const Text *nct, PyObject *nc, Py_ssize_t s, Py_ssi
         Py_UCS4 c0 = PyUnicode_READ_CHAR(p, 0);
         unique_node = c0 == '%' || (c0 == '$' && PyUnicode_GET_LENGTH(p) > 1 && PyUnicode_READ_CHAR(p, 1) == '%');
     }
-    int callable = has_connect && callable_connect_span(nct, s, e);
-    int string = has_connect && string_connect_span(nct, s, e);
+    int callable = has_connect && callable_connect_span(nct, nc, s, e);
+    int string = has_connect && string_connect_span(nct, nc, s, e);
 
     syntax = PyDict_New();
     if (syntax == NULL)
@@ -1272,11 +1287,17 @@ static PyObject *rows_impl(PyObject *masked, PyObject *nc, PyObject *ranges)
                 hi = mid;
         }
         PyObject *annotations = NULL;
-        seen = PySet_New(NULL);
+        if (lo >= n_ann || ann[lo].row >= b) { /* none on these rows: no set to sort */
+            if ((annotations = PyList_New(0)) == NULL)
+                goto fail;
+        }
+        else
+            seen = PySet_New(NULL);
         for (Py_ssize_t q = lo; seen != NULL && q < n_ann && ann[q].row < b; q++)
             if (PySet_Add(seen, ann[q].name) < 0)
                 Py_CLEAR(seen);
-        if (seen != NULL && (annotations = PySequence_List(seen)) != NULL && PyList_Sort(annotations) < 0)
+        if (annotations == NULL && seen != NULL && (annotations = PySequence_List(seen)) != NULL &&
+            PyList_Sort(annotations) < 0)
             Py_CLEAR(annotations);
         Py_CLEAR(seen);
         PyObject *item = NULL;
@@ -1354,6 +1375,9 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__speedups(void)
 {
     init_keywords();
+    if ((LIT_GET_NODE = PyUnicode_InternFromString("get_node")) == NULL ||
+        (LIT_CONNECT = PyUnicode_InternFromString("connect")) == NULL)
+        return NULL;
     for (int i = 0; i < N_KEYS; i++)
         if ((KEYS[i] = PyUnicode_InternFromString(KEY_NAMES[i])) == NULL)
             return NULL;
