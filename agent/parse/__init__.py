@@ -38,11 +38,27 @@ def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
     if len(values) != _plain_field_count(cls):
         return cls.model_construct(**values)
     m = cls.__new__(cls)
-    object.__setattr__(m, "__dict__", values)
-    object.__setattr__(m, "__pydantic_fields_set__", set(values))
-    object.__setattr__(m, "__pydantic_extra__", None)
-    object.__setattr__(m, "__pydantic_private__", None)
+    _set_dict(m, values)  # BaseModel's slots, set through their descriptors: what object.__setattr__ does
+    _set_fields_set(m, set(values))
+    _set_extra(m, None)
+    _set_private(m, None)
     return m
+
+
+_set_dict = vars(BaseModel)["__dict__"].__set__
+_set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private = vars(BaseModel)["__pydantic_private__"].__set__
+
+
+def _name_suffix(path: str) -> tuple[str, str]:
+    """`(PurePosixPath(path).name, PurePosixPath(path).suffix)` without building a path object."""
+    name = path.rpartition("/")[2]
+    if name in ("", ".", ".."):  # a trailing "/" or dot part: let pathlib normalise it
+        pure = PurePosixPath(path)
+        return pure.name, pure.suffix
+    i = name.rfind(".")
+    return name, name[i:] if 0 < i < len(name) - 1 else ""
 
 
 @functools.cache
@@ -60,10 +76,11 @@ def _plain_field_count(cls: type[BaseModel]) -> int:
 
 def _drafts(file: SourceFile) -> list[dict[str, Any]]:
     text = file.text or ""
-    if file.kind == "gdscript" or PurePosixPath(file.path).suffix.lower() == ".gd":
+    name, suffix = _name_suffix(file.path)
+    if file.kind == "gdscript" or suffix.lower() == ".gd":
         drafts = chunk_gdscript(text)
     else:
-        drafts = chunk_direct(PurePosixPath(file.path).name, text)
+        drafts = chunk_direct(name, text)
     for d in drafts:
         d["sha256"] = sha256_text(d["code_text"])
     return drafts
@@ -80,7 +97,8 @@ def chunk_file(file: SourceFile) -> list[Chunk]:
 def _chunks(file: SourceFile) -> list[Chunk]:
     assert file.text is not None
     sha = file.sha256 or sha256_text(file.text)
-    suffix = PurePosixPath(file.path).suffix.lower() or PurePosixPath(file.path).name
+    name, suffix = _name_suffix(file.path)
+    suffix = suffix.lower() or name
     key = (sha, f"{file.kind}{suffix}", PARSER_VERSION)
     drafts = cached_drafts(key, lambda: _drafts(file))
     # the drafts are built by our own chunkers, so validation would only cost time

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent.models import Chunk, Span
-from agent.parse import _construct, chunk_file
+from agent.parse import _construct, _name_suffix, chunk_file
 from agent.parse.facts import FileFacts, mask_comments
 from tests.parse.helpers import source
 
@@ -112,3 +112,14 @@ def test_construct_equals_model_construct():
     assert _construct(Span, dict(span)) == Span.model_construct(**span)
     partial = _construct(Chunk, {k: v for k, v in fields.items() if k != "extra"})
     assert partial.extra == {} and "extra" not in partial.model_fields_set  # defaults via model_construct
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["a.gd", "dir/b.GD", "x/.gitignore", "x/y.", "a/b/", "a/.", "a/..", "", ".", "//c.tscn", "a//b.c.d", "p.q/r",
+     "icon.png.import", "x/.hidden.gd", "..gd", "a/./b.gd"],
+)
+def test_name_suffix_matches_pathlib(path):
+    from pathlib import PurePosixPath
+
+    assert _name_suffix(path) == (PurePosixPath(path).name, PurePosixPath(path).suffix)
