@@ -147,8 +147,11 @@ def chunk_project(expansion: Expansion, *, project_id: str) -> list[Chunk]:
     """
     del project_id  # trace lives in ChunkTrace (agent.retrieve.query.split_trace)
     out: list[Chunk] = []
-    for file in expansion.files:
-        for chunk in chunk_file(file):
-            chunk.chunk_order = len(out)
-            out.append(chunk)
+    with gc_paused():  # one pause for the whole project: see agent.parse.gcpause
+        for file in expansion.files:
+            if not file.included or file.text is None:
+                continue
+            for chunk in _chunks(file):
+                chunk.chunk_order = len(out)
+                out.append(chunk)
     return out

@@ -75,3 +75,23 @@ def test_many_threads_chunking():
         t.join(30)
     assert not errors
     assert gc.isenabled()
+
+
+def test_chunk_project_pauses_once_for_the_whole_project(monkeypatch):
+    """Every file of a project is chunked with the collector off, and it is on again after."""
+    import agent.parse as parse
+    from agent.models import Expansion
+
+    seen: list[bool] = []
+    real = parse._chunks
+
+    def spy(file):
+        seen.append(gc.isenabled())
+        return real(file)
+
+    monkeypatch.setattr(parse, "_chunks", spy)
+    files = [source(f"f{i}.gd", f"extends Node\nfunc f{i}():\n\tpass\n") for i in range(3)]
+    chunks = parse.chunk_project(Expansion(files=files, expanded_text="", line_map=[]), project_id="p")
+    assert seen == [False, False, False]
+    assert [c.chunk_order for c in chunks] == list(range(len(chunks)))
+    assert gc.isenabled()
