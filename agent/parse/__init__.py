@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import PurePosixPath
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -24,25 +24,6 @@ PARSER_VERSION = "gdscript-ts6.1-chunker-1"
 """Bump when chunk boundaries or facts change: it is part of the cache key."""
 
 __all__ = ["PARSER_VERSION", "chunk_file", "chunk_project", "cache_info", "clear_cache"]
-
-
-_M = TypeVar("_M", bound=BaseModel)
-
-
-def _construct(cls: type[_M], values: dict[str, Any]) -> _M:
-    """`cls.model_construct(**values)` for a plain model given every field, minus its per-field loop.
-
-    Sets exactly what `model_construct` sets for a model without aliases, extras, private
-    attributes or post-init hooks; other models go through `model_construct` itself.
-    """
-    if len(values) != _plain_field_count(cls):
-        return cls.model_construct(**values)
-    m = cls.__new__(cls)
-    _set_dict(m, values)  # BaseModel's slots, set through their descriptors: what object.__setattr__ does
-    _set_fields_set(m, set(values))
-    _set_extra(m, None)
-    _set_private(m, None)
-    return m
 
 
 _set_dict = vars(BaseModel)["__dict__"].__set__
@@ -78,12 +59,49 @@ def _drafts(file: SourceFile) -> list[dict[str, Any]]:
     text = file.text or ""
     name, suffix = _name_suffix(file.path)
     if file.kind == "gdscript" or suffix.lower() == ".gd":
-        drafts = chunk_gdscript(text)
-    else:
-        drafts = chunk_direct(name, text)
-    for d in drafts:
-        d["sha256"] = sha256_text(d["code_text"])
-    return drafts
+        return chunk_gdscript(text)
+    return chunk_direct(name, text)
+
+
+DRAFT_LAYOUT = (
+    "chunk_id",  # the local id, path-independent; `_chunks` prefixes the file's path
+    "chunk_order",  # placeholder 0
+    "source_file",  # placeholder ""
+    "source_sha256",  # placeholder ""
+    "chunk_kind",
+    "node_kind",
+    "name",
+    "span",  # a dict of SPAN_LAYOUT
+    "code_text",
+    "sha256",
+    "symbol_candidates",
+    "api_call_candidates",
+    "reference_candidates",
+    "surrounding_context",
+    "parse_status",
+    "extra",
+)
+"""The keys of a chunk draft, in order: Chunk's fields (tests check both chunkers and the model)."""
+SPAN_LAYOUT = ("start_line", "end_line", "start_byte", "end_byte")
+# a fields-set as `model_construct` builds it (`set(values)`): copies iterate in the same order
+_SPAN_FIELDS = set(dict.fromkeys(SPAN_LAYOUT))
+_CHUNK_FIELDS = set(dict.fromkeys(DRAFT_LAYOUT))
+
+
+@functools.cache
+def _fast_models() -> bool:
+    """Whether `_chunks` may use a draft dict as the Chunk's `__dict__`, as `model_construct` would.
+
+    True while Span and Chunk are plain models (no aliases, extras, private attributes or
+    post-init hooks: then `model_construct` only sets `__dict__` and the fields-set) whose
+    fields are the draft layout, in order (`__dict__` order is the dump order).
+    """
+    return (
+        tuple(Span.model_fields) == SPAN_LAYOUT
+        and tuple(Chunk.model_fields) == DRAFT_LAYOUT
+        and _plain_field_count(Span) == len(SPAN_LAYOUT)
+        and _plain_field_count(Chunk) == len(DRAFT_LAYOUT)
+    )
 
 
 def chunk_file(file: SourceFile) -> list[Chunk]:
@@ -91,51 +109,54 @@ def chunk_file(file: SourceFile) -> list[Chunk]:
     if not file.included or file.text is None:
         return []
     with gc_paused():  # chunking makes no cycles: see agent.parse.gcpause
-        return _chunks(file)
+        return _chunks(file, 0)
 
 
-def _chunks(file: SourceFile) -> list[Chunk]:
+def _chunks(file: SourceFile, first_order: int) -> list[Chunk]:
+    """The file's chunks, numbered from `first_order`.
+
+    Drafts (from `chunk_gdscript` / `chunk_direct`, path-independent so the cache can share
+    them) are laid out as Chunk's fields in field order, with `chunk_id` holding the local id,
+    placeholders for the order and source fields, and `span` as Span's fields. The cache
+    hands out fresh drafts, so each one becomes its Chunk's `__dict__` as it is: what
+    `model_construct` would build, without copying (validation would only cost time: the
+    drafts are built by our own chunkers).
+    """
     assert file.text is not None
     sha = file.sha256 or sha256_text(file.text)
-    name, suffix = _name_suffix(file.path)
+    path = file.path
+    name, suffix = _name_suffix(path)
     suffix = suffix.lower() or name
     key = (sha, f"{file.kind}{suffix}", PARSER_VERSION)
     drafts = cached_drafts(key, lambda: _drafts(file))
-    # the drafts are built by our own chunkers, so validation would only cost time
+    prefix = f"{path}:"
     chunks = []
-    for order, d in enumerate(drafts):
-        span = _construct(
-            Span,
-            {
-                "start_line": d["start_line"],
-                "end_line": d["end_line"],
-                "start_byte": d["start_byte"],
-                "end_byte": d["end_byte"],
-            },
-        )
-        chunks.append(
-            _construct(
-                Chunk,
-                {
-                    "chunk_id": f"{file.path}:{d['local_id']}",
-                    "chunk_order": order,
-                    "source_file": file.path,
-                    "source_sha256": sha,
-                    "chunk_kind": d["chunk_kind"],
-                    "node_kind": d["node_kind"],
-                    "name": d["name"],
-                    "span": span,
-                    "code_text": d["code_text"],
-                    "sha256": d["sha256"],
-                    "symbol_candidates": d["symbol_candidates"],
-                    "api_call_candidates": d["api_call_candidates"],
-                    "reference_candidates": d["reference_candidates"],
-                    "surrounding_context": d["surrounding_context"],
-                    "parse_status": d["parse_status"],
-                    "extra": d["extra"],
-                },
-            )
-        )
+    if not _fast_models():  # a model grew aliases, extras, hooks or fields: let pydantic build it
+        for order, d in enumerate(drafts, first_order):
+            d.update(chunk_id=prefix + d["chunk_id"], chunk_order=order, source_file=path, source_sha256=sha)
+            d["span"] = Span.model_construct(**d["span"])
+            chunks.append(Chunk.model_construct(**d))
+        return chunks
+    new_span, new_chunk = Span.__new__, Chunk.__new__
+    set_dict, set_fields_set, set_extra, set_private = _set_dict, _set_fields_set, _set_extra, _set_private
+    span_fields, chunk_fields = _SPAN_FIELDS, _CHUNK_FIELDS
+    for order, d in enumerate(drafts, first_order):
+        d["chunk_id"] = prefix + d["chunk_id"]
+        d["chunk_order"] = order
+        d["source_file"] = path
+        d["source_sha256"] = sha
+        span = new_span(Span)
+        set_dict(span, d["span"])
+        set_fields_set(span, span_fields.copy())
+        set_extra(span, None)
+        set_private(span, None)
+        d["span"] = span
+        chunk = new_chunk(Chunk)
+        set_dict(chunk, d)
+        set_fields_set(chunk, chunk_fields.copy())
+        set_extra(chunk, None)
+        set_private(chunk, None)
+        chunks.append(chunk)
     return chunks
 
 
@@ -151,7 +172,5 @@ def chunk_project(expansion: Expansion, *, project_id: str) -> list[Chunk]:
         for file in expansion.files:
             if not file.included or file.text is None:
                 continue
-            for chunk in _chunks(file):
-                chunk.chunk_order = len(out)
-                out.append(chunk)
+            out += _chunks(file, len(out))
     return out

@@ -16,7 +16,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from agent.parse.text import Lines, is_code_line
+from agent.parse.text import Lines, is_code_line, sha256_text
 
 _TOKEN = re.compile(r'\\.|"|[\[\]{}()]')
 _HEADER = re.compile(r"^\[([A-Za-z_][\w.]*)(.*)\]\s*$")
@@ -155,17 +155,23 @@ def chunk_direct(path: str, text: str) -> list[dict[str, Any]]:
             if tag == "application":
                 symbols += [f for f in summary["features"]]
         start_byte, end_byte = lines.byte_span(first + 1, last + 1)
-        drafts.append(
+        drafts.append(  # the draft layout of `agent.parse._chunks`: Chunk's fields, in order
             {
-                "local_id": local_id,
+                "chunk_id": local_id,
+                "chunk_order": 0,
+                "source_file": "",
+                "source_sha256": "",
                 "chunk_kind": kind,
                 "node_kind": tag or "preamble",
                 "name": name,
-                "start_line": first + 1,
-                "end_line": last + 1,
-                "start_byte": start_byte,
-                "end_byte": end_byte,
+                "span": {
+                    "start_line": first + 1,
+                    "end_line": last + 1,
+                    "start_byte": start_byte,
+                    "end_byte": end_byte,
+                },
                 "code_text": code,
+                "sha256": sha256_text(code),
                 "symbol_candidates": list(dict.fromkeys(symbols)),
                 "api_call_candidates": calls,
                 "reference_candidates": refs,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from hashlib import sha256
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -295,17 +296,18 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
         elif p.kind not in ("class_extends", "class_name", "tool"):
             context = extends_text
         start_byte, end_byte = lines.byte_span(first, last)
-        drafts.append(
+        drafts.append(  # the draft layout of `agent.parse._chunks`: Chunk's fields, in order
             {
-                "local_id": local_id,
+                "chunk_id": local_id,
+                "chunk_order": 0,
+                "source_file": "",
+                "source_sha256": "",
                 "chunk_kind": p.kind,
                 "node_kind": "+".join(dict.fromkeys(p.node_kinds)),
                 "name": p.name,
-                "start_line": first,
-                "end_line": last,
-                "start_byte": start_byte,
-                "end_byte": end_byte,
+                "span": {"start_line": first, "end_line": last, "start_byte": start_byte, "end_byte": end_byte},
                 "code_text": code,
+                "sha256": sha256(code.encode()).hexdigest(),
                 "symbol_candidates": chunk_facts["symbol_candidates"],
                 "api_call_candidates": chunk_facts["api_call_candidates"],
                 "reference_candidates": chunk_facts["reference_candidates"],

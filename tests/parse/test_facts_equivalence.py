@@ -1,8 +1,9 @@
 """The fast fact paths give exactly what the straightforward per-chunk versions give.
 
-`FileFacts` finds line-local cues once per file and looks them up by row; `_construct` builds
-chunks without pydantic's per-field loop. Both are checked here against the plain way on
-fixture files and on odd code, so a speed-up can never change a chunk.
+`FileFacts` finds line-local cues once per file and looks them up by row; it is checked here
+against the plain way on fixture files and on odd code, so a speed-up can never change a chunk.
+(Chunks adopt their drafts as `__dict__` instead of going through `model_construct`: that is
+checked against `model_construct` in test_draft_layout.py.)
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.models import Chunk, Span
-from agent.parse import _construct, _name_suffix, chunk_file
+from agent.parse import _name_suffix, chunk_file
 from agent.parse.facts import FileFacts, mask_comments
 from tests.parse.helpers import source
 
@@ -82,36 +82,6 @@ def test_odd_text_sets_every_flag():
     chunks = chunk_file(source("odd.gd", ODD))
     seen = {k for c in chunks for k, v in c.extra["syntax"].items() if v}
     assert set(PLAIN_FLAGS) | {"rpc_keyword", "annotations"} <= seen
-
-
-def test_construct_equals_model_construct():
-    span = {"start_line": 1, "end_line": 2, "start_byte": 0, "end_byte": 9}
-    fields = {
-        "chunk_id": "a.gd:function:f",
-        "chunk_order": 0,
-        "source_file": "a.gd",
-        "source_sha256": "0" * 64,
-        "chunk_kind": "function",
-        "node_kind": "function_definition",
-        "name": "f",
-        "span": Span.model_construct(**span),
-        "code_text": "func f():\n\tpass",
-        "sha256": "1" * 64,
-        "symbol_candidates": [],
-        "api_call_candidates": [],
-        "reference_candidates": [],
-        "surrounding_context": "",
-        "parse_status": "ok",
-        "extra": {"syntax": {}},
-    }
-    fast, plain = _construct(Chunk, dict(fields)), Chunk.model_construct(**fields)
-    assert fast == plain
-    assert list(fast.__dict__) == list(plain.__dict__)
-    assert fast.model_fields_set == plain.model_fields_set
-    assert fast.model_dump_json() == plain.model_dump_json()
-    assert _construct(Span, dict(span)) == Span.model_construct(**span)
-    partial = _construct(Chunk, {k: v for k, v in fields.items() if k != "extra"})
-    assert partial.extra == {} and "extra" not in partial.model_fields_set  # defaults via model_construct
 
 
 @pytest.mark.parametrize(

@@ -85,9 +85,9 @@ def test_chunk_project_pauses_once_for_the_whole_project(monkeypatch):
     seen: list[bool] = []
     real = parse._chunks
 
-    def spy(file):
+    def spy(file, first_order):
         seen.append(gc.isenabled())
-        return real(file)
+        return real(file, first_order)
 
     monkeypatch.setattr(parse, "_chunks", spy)
     files = [source(f"f{i}.gd", f"extends Node\nfunc f{i}():\n\tpass\n") for i in range(3)]
