@@ -37,7 +37,10 @@ _KIND_OF = {
     "constructor_definition": "function",
     "class_definition": "inner_class",
 }
+_NAMED_KINDS = frozenset(_KIND_OF.values())
 _ORDINAL_KINDS = {"class_extends", "tool", "unparsed"}
+_CONTEXT_KINDS = {"function", "inner_class", "unparsed"}  # extends + the declarations they use
+_NO_CONTEXT_KINDS = {"class_extends", "class_name", "tool"}
 # What the 6.1 grammar rejects; blanked (same length) before parsing, facts read from the original.
 _RECOVER = [
     (re.compile(rb"^([ \t]*)(sync)(?=[ \t]+(?:func|var|static)\b)", re.M), 2, "sync keyword"),
@@ -55,7 +58,7 @@ def _parser() -> Parser:
     return parser
 
 
-@dataclass
+@dataclass(slots=True)
 class Piece:
     """A line range that becomes one chunk (rows are 0-based, inclusive)."""
 
@@ -88,10 +91,13 @@ def _last_row(node: Node) -> int:
     return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
-def _name(node: Node) -> str | None:
-    if node.type == "constructor_definition":
+def _name(node: Node, t: str | None = None) -> str | None:
+    """The declared name of a top-level node (`t`: its type, when the caller has it already)."""
+    if t is None:
+        t = node.type
+    if t == "constructor_definition":
         return "_init"
-    if node.type == "extends_statement":
+    if t == "extends_statement":
         text = node.text.decode("utf-8", "replace") if node.text else ""
         return text.split(None, 1)[-1].strip()
     n = node.child_by_field_name("name")
@@ -100,7 +106,10 @@ def _name(node: Node) -> str | None:
             if c.type == "name":
                 n = c
                 break
-    return n.text.decode("utf-8", "replace") if n is not None and n.text is not None else None
+    if n is None:
+        return None
+    text = n.text
+    return text.decode("utf-8", "replace") if text is not None else None
 
 
 _VAR_NAME = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)")
@@ -110,13 +119,30 @@ _DECL_START = re.compile(
 )
 
 
-def _error_region(row: int, last: int, parsed_lines: list[bytes], depth: int) -> list[Piece]:
+class _Rows:
+    """The parsed bytes split into rows on first use: only broken code (`_error_region`) needs them."""
+
+    __slots__ = ("_rows", "src")
+
+    def __init__(self, src: bytes) -> None:
+        self.src = src
+        self._rows: list[bytes] | None = None
+
+    @property
+    def rows(self) -> list[bytes]:
+        if self._rows is None:
+            self._rows = self.src.split(b"\n")
+        return self._rows
+
+
+def _error_region(row: int, last: int, rows: _Rows, depth: int) -> list[Piece]:
     """An ERROR node: keep the broken lines as `unparsed` and re-parse what follows them.
 
     tree-sitter's error recovery often swallows valid declarations after a broken line (a
     following `func` can come back as a lambda inside the ERROR). Splitting at the next
     column-0 declaration keyword and parsing the rest on its own recovers them.
     """
+    parsed_lines = rows.rows
     split = next((r for r in range(row + 1, last + 1) if _DECL_START.match(parsed_lines[r])), None)
     if split is None or depth > 50:
         return [Piece("unparsed", ["ERROR"], row, last, status="error")]
@@ -125,21 +151,21 @@ def _error_region(row: int, last: int, parsed_lines: list[bytes], depth: int) ->
         head.end -= 1
     sub = b"\n".join(parsed_lines[split : last + 1])
     tree = _parser().parse(sub)
-    return [head, *_pieces(tree.root_node, parsed_lines, offset=split, depth=depth + 1)]
+    return [head, *_pieces(tree.root_node, rows, offset=split, depth=depth + 1)]
 
 
-def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: int = 0) -> list[Piece]:
+def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list[Piece]:
     pieces: list[Piece] = []
     lead: int | None = None  # first row of the comment/annotation block waiting for the next declaration
     lead_last = -2
     lead_notes: list[str] = []
     for node in root.children:
         t = node.type
-        (row, _), (end_row, end_col) = node.start_point, node.end_point  # one call each: they allocate
+        (row, col), (end_row, end_col) = node.start_point, node.end_point  # one call each: they allocate
         last = (end_row - 1 if end_col == 0 and end_row > row else end_row) + offset  # as `_last_row`
         row += offset
         if t in ("comment", "region_start", "region_end"):
-            if node.start_point.column > 0 and pieces and lead is None:
+            if col > 0 and pieces and lead is None:
                 pieces[-1].end = max(pieces[-1].end, last)  # trailing indented comment of the previous body
             elif lead is None or (row > lead_last + 1 and not lead_notes):
                 lead, lead_last = row, last
@@ -160,7 +186,7 @@ def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: in
         is_tool = t == "expression_statement" and node.text is not None and node.text.strip() == b"tool"
         if t == "ERROR" or (t not in _DECL_NODES and t not in _KIND_OF and not is_tool):
             # broken, or a statement that is not valid at class level
-            sub = _error_region(row, last, parsed_lines, depth)
+            sub = _error_region(row, last, rows, depth)
             if lead is not None:
                 sub[0].start = lead
             lead, lead_notes = None, []
@@ -180,13 +206,13 @@ def _pieces(root: Node, parsed_lines: list[bytes], *, offset: int = 0, depth: in
         if lead is not None:
             # comments/annotations directly above belong to this declaration (a blank line breaks it)
             start = lead if row == lead_last + 1 or lead_notes else row
-        piece = Piece(kind, [t], start, last, status=status, notes=list(lead_notes))
         if kind == "declaration_group":
-            name = _name(node)
-            piece.declared = [name] if name else []
-            piece.name = name
-        elif kind in _KIND_OF.values():
-            piece.name = _name(node)
+            name = _name(node, t)
+            piece = Piece(kind, [t], start, last, name, status, [name] if name else [], lead_notes)
+        elif kind in _NAMED_KINDS:
+            piece = Piece(kind, [t], start, last, _name(node, t), status, [], lead_notes)
+        else:
+            piece = Piece(kind, [t], start, last, None, status, [], lead_notes)
         lead, lead_notes = None, []
         prev = pieces[-1] if pieces else None
         if prev is not None and (
@@ -249,7 +275,8 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     src = text.encode("utf-8")
     to_parse, recovered = _recover(src)
     tree = _parser().parse(to_parse)
-    pieces = _cover(_pieces(tree.root_node, to_parse.split(b"\n")), lines)
+    pieces = _cover(_pieces(tree.root_node, _Rows(to_parse)), lines)
+    del tree
 
     facts = FileFacts(text)
     m_lines = facts.m_lines
@@ -257,6 +284,7 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     extends_text = "\n".join(
         lines.slice(p.start + 1, p.end + 1) for p in pieces if p.kind in ("class_extends", "class_name")
     )
+    extends_stripped = extends_text.strip()
     decl_text: dict[str, str] = {}
     for p in pieces:
         if p.kind == "declaration_group":
@@ -268,44 +296,60 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     counters: dict[str, int] = {}
     seen: dict[str, int] = {}
     n_lines = len(lines)
-    all_facts = facts.chunks([(p.start, min(p.end + 1, n_lines)) for p in pieces])
-    for p, chunk_facts in zip(pieces, all_facts, strict=True):
-        first, last = p.start + 1, min(p.end + 1, n_lines)
-        code = lines.slice(first, last)
-        counters[p.kind] = counters.get(p.kind, 0) + 1
-        label = str(counters[p.kind]) if p.kind in _ORDINAL_KINDS or not p.name else p.name
-        local_id = f"{p.kind}:{label}"
-        seen[local_id] = seen.get(local_id, 0) + 1
-        if seen[local_id] > 1:
-            local_id = f"{local_id}~{seen[local_id]}"
+    text_lines, starts, lengths = lines.lines, lines.starts, lines.lengths
+    ranges = [(p.start, p.end + 1 if p.end < n_lines else n_lines) for p in pieces]
+    all_facts = facts.chunks(ranges)
+    for p, (start, last), chunk_facts in zip(pieces, ranges, all_facts, strict=True):
+        # `start` is the 0-based first row; `last` the 1-based last line (as `min(p.end + 1, n_lines)`)
+        kind, name = p.kind, p.name
+        code = "\n".join(text_lines[start:last])  # as `lines.slice(start + 1, last)`
+        n = counters[kind] = counters.get(kind, 0) + 1
+        local_id = f"{kind}:{n}" if kind in _ORDINAL_KINDS or not name else f"{kind}:{name}"
+        if local_id in seen:
+            k = seen[local_id] = seen[local_id] + 1
+            local_id = f"{local_id}~{k}"
+        else:
+            seen[local_id] = 1
         extra = chunk_facts["extra"]
-        rec = sorted({recovered[r] for r in range(p.start, last) if r in recovered}) if recovered else []
-        if rec:
-            extra["recovered"] = rec
-            if rec == ["sync keyword"] or "sync keyword" in rec:
-                extra["syntax"]["rpc_keyword"] = extra["syntax"]["rpc_keyword"] or "sync"
+        if recovered:
+            rec = sorted({recovered[r] for r in range(start, last) if r in recovered})
+            if rec:
+                extra["recovered"] = rec
+                if "sync keyword" in rec:
+                    extra["syntax"]["rpc_keyword"] = extra["syntax"]["rpc_keyword"] or "sync"
         if p.notes:
             extra["leading_annotations"] = p.notes
-        context = ""
-        if p.kind in ("function", "inner_class", "unparsed"):
+        if kind in _CONTEXT_KINDS:
             used: list[str] = []
             if decl_text:
-                declared = set(extra["declared_names"])
-                used = [decl_text[i] for i in extra["identifiers"] if i in decl_text and i not in declared]
-            context = "\n".join([extends_text, *used[:12]]).strip()
-        elif p.kind not in ("class_extends", "class_name", "tool"):
+                used = [i for i in extra["identifiers"] if i in decl_text]
+                if used:
+                    declared = extra["declared_names"]
+                    if declared:
+                        declared_set = set(declared)
+                        used = [i for i in used if i not in declared_set]
+                    used = [decl_text[i] for i in used[:12]]
+            context = "\n".join([extends_text, *used]).strip() if used else extends_stripped
+        elif kind in _NO_CONTEXT_KINDS:
+            context = ""
+        else:
             context = extends_text
-        start_byte, end_byte = lines.byte_span(first, last)
+        node_kinds = p.node_kinds
         drafts.append(  # the draft layout of `agent.parse._chunks`: Chunk's fields, in order
             {
                 "chunk_id": local_id,
                 "chunk_order": 0,
                 "source_file": "",
                 "source_sha256": "",
-                "chunk_kind": p.kind,
-                "node_kind": "+".join(dict.fromkeys(p.node_kinds)),
-                "name": p.name,
-                "span": {"start_line": first, "end_line": last, "start_byte": start_byte, "end_byte": end_byte},
+                "chunk_kind": kind,
+                "node_kind": node_kinds[0] if len(node_kinds) == 1 else "+".join(dict.fromkeys(node_kinds)),
+                "name": name,
+                "span": {
+                    "start_line": start + 1,
+                    "end_line": last,
+                    "start_byte": starts[start],
+                    "end_byte": starts[last - 1] + lengths[last - 1],  # as `lines.byte_span`
+                },
                 "code_text": code,
                 "sha256": sha256(code.encode()).hexdigest(),
                 "symbol_candidates": chunk_facts["symbol_candidates"],

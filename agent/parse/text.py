@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 _COMMENT_LINE = re.compile(r"^\s*(#|;)")
+_plus_one = (1).__add__
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,8 @@ class Lines:
         if len(raw) > 1 and raw[-1] == "":
             raw.pop()  # the final newline ends the last line; it does not start a new one
         sizes = list(map(len, raw)) if text.isascii() else [len(line.encode("utf-8")) for line in raw]
-        starts = [0, *accumulate(size + 1 for size in sizes)][: len(raw)]
+        starts = list(accumulate(map(_plus_one, sizes), initial=0))  # each line start: sizes + "\n"s before it
+        starts.pop()  # the offset after the last line starts nothing
         if "\r" not in text:
             return cls(lines=raw, starts=starts, lengths=sizes)
         lines, lengths = [], []
