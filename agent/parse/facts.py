@@ -22,6 +22,7 @@ grammar could not read, so broken code still yields search cues.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left
 from typing import Any
@@ -148,7 +149,6 @@ class FileFacts:
         self._c = c
         self.masked = masked
         self.no_comments = no_comments
-        self.m_lines = masked.split("\n")
         if c is not None:
             return  # the C `chunk_facts` does all of what follows, per chunk, in one call per file
         self.nc_lines = no_comments.split("\n")
@@ -163,6 +163,11 @@ class FileFacts:
         ]
         self._rpc_rows = _rows(_RPC, line_masked, 1) if any(cue in masked for cue in _RPC_CUES) else []
         self._annotation_rows = _rows(_ANNOTATION, masked, 1) if "@" in masked else []
+
+    @functools.cached_property
+    def m_lines(self) -> list[str]:
+        """The masked text's lines (split on first use: the C path needs them only for declarations)."""
+        return self.masked.split("\n")
 
     def chunk(self, start: int, end: int) -> dict[str, Any]:
         """Candidates and `extra` facts for the chunk on the file's 0-based rows [start, end)."""

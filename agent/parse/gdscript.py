@@ -279,7 +279,6 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     del tree
 
     facts = FileFacts(text)
-    m_lines = facts.m_lines
 
     extends_text = "\n".join(
         lines.slice(p.start + 1, p.end + 1) for p in pieces if p.kind in ("class_extends", "class_name")
@@ -288,6 +287,7 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     decl_text: dict[str, str] = {}
     for p in pieces:
         if p.kind == "declaration_group":
+            m_lines = facts.m_lines
             for r in range(p.start, p.end + 1):
                 for m in _VAR_NAME.finditer(m_lines[r]):
                     decl_text.setdefault(m.group(1), lines.lines[r])
