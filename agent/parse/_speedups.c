@@ -990,6 +990,9 @@ static const char *KEY_NAMES[N_KEYS] = {
 };
 static PyObject *KEYS[N_KEYS];
 static PyObject *FLAG_KEYS[N_FLAGS];
+/* facts._facts' syntax dict before any value is known: the flags, then lambda, rpc_keyword,
+ * annotations, callable_connect, string_connect, unique_node (False / None), in that order */
+static PyObject *SYNTAX_TEMPLATE;
 
 /* str in scan.KEYWORDS */
 static int str_is_keyword(PyObject *u)
@@ -1111,17 +1114,18 @@ static PyObject *build_facts(const Text *nct, PyObject *nc, Py_ssize_t s, Py_ssi
     int callable = has_connect && callable_connect_span(nct, nc, s, e);
     int string = has_connect && string_connect_span(nct, nc, s, e);
 
-    syntax = PyDict_New();
+    syntax = PyDict_Copy(SYNTAX_TEMPLATE); /* every key in order, no resizing: then values replaced */
     if (syntax == NULL)
         goto done;
     for (int f = 0; f < N_FLAGS; f++)
-        if (PyDict_SetItem(syntax, FLAG_KEYS[f], (flags >> f) & 1 ? Py_True : Py_False) < 0)
+        if ((flags >> f) & 1 && PyDict_SetItem(syntax, FLAG_KEYS[f], Py_True) < 0)
             goto done;
-    if (PyDict_SetItem(syntax, KEYS[K_LAMBDA], has_lambda) < 0 || PyDict_SetItem(syntax, KEYS[K_RPC], rpc) < 0 ||
+    if ((has_lambda != Py_False && PyDict_SetItem(syntax, KEYS[K_LAMBDA], has_lambda) < 0) ||
+        (rpc != Py_None && PyDict_SetItem(syntax, KEYS[K_RPC], rpc) < 0) ||
         PyDict_SetItem(syntax, KEYS[K_ANNOTATIONS], annotations) < 0 ||
-        PyDict_SetItem(syntax, KEYS[K_CALLABLE_CONNECT], callable ? Py_True : Py_False) < 0 ||
-        PyDict_SetItem(syntax, KEYS[K_STRING_CONNECT], string ? Py_True : Py_False) < 0 ||
-        PyDict_SetItem(syntax, KEYS[K_UNIQUE_NODE], unique_node ? Py_True : Py_False) < 0)
+        (callable && PyDict_SetItem(syntax, KEYS[K_CALLABLE_CONNECT], Py_True) < 0) ||
+        (string && PyDict_SetItem(syntax, KEYS[K_STRING_CONNECT], Py_True) < 0) ||
+        (unique_node && PyDict_SetItem(syntax, KEYS[K_UNIQUE_NODE], Py_True) < 0))
         goto done;
     extra = PyDict_New();
     if (extra == NULL || PyDict_SetItem(extra, KEYS[K_SYNTAX], syntax) < 0 ||
@@ -1131,8 +1135,23 @@ static PyObject *build_facts(const Text *nct, PyObject *nc, Py_ssize_t s, Py_ssi
     facts = PyDict_New();
     if (facts == NULL || PyDict_SetItem(facts, KEYS[K_SYMBOLS], symbols) < 0 ||
         PyDict_SetItem(facts, KEYS[K_CALLS], calls) < 0 || PyDict_SetItem(facts, KEYS[K_REFS], refs) < 0 ||
-        PyDict_SetItem(facts, KEYS[K_EXTRA], extra) < 0)
+        PyDict_SetItem(facts, KEYS[K_EXTRA], extra) < 0) {
         Py_CLEAR(facts);
+        goto done;
+    }
+    /* Nothing the chunk keeps from here can be part of a reference cycle: the lists hold only
+     * strs and the dicts only those lists, strs, bools and None. Untrack them, as CPython
+     * untracks tuples and dicts of atomic values itself, so no collection walks them again (the
+     * first one after chunk_project's GC pause walked ~8 of them per chunk). A dict that later
+     * gets a container value is tracked again by CPython (extra["leading_annotations"] = ...). */
+    PyObject_GC_UnTrack(symbols);
+    PyObject_GC_UnTrack(calls);
+    PyObject_GC_UnTrack(refs);
+    PyObject_GC_UnTrack(declared);
+    PyObject_GC_UnTrack(identifiers);
+    PyObject_GC_UnTrack(annotations);
+    PyObject_GC_UnTrack(syntax);
+    PyObject_GC_UnTrack(extra);
 done:
     Py_XDECREF(paths);
     Py_XDECREF(pseen);
@@ -1384,6 +1403,18 @@ PyMODINIT_FUNC PyInit__speedups(void)
     for (int i = 0; i < N_FLAGS; i++)
         if ((FLAG_KEYS[i] = PyUnicode_InternFromString(FLAG_NAMES[i])) == NULL)
             return NULL;
+    if ((SYNTAX_TEMPLATE = PyDict_New()) == NULL)
+        return NULL;
+    for (int i = 0; i < N_FLAGS; i++)
+        if (PyDict_SetItem(SYNTAX_TEMPLATE, FLAG_KEYS[i], Py_False) < 0)
+            return NULL;
+    if (PyDict_SetItem(SYNTAX_TEMPLATE, KEYS[K_LAMBDA], Py_False) < 0 ||
+        PyDict_SetItem(SYNTAX_TEMPLATE, KEYS[K_RPC], Py_None) < 0 ||
+        PyDict_SetItem(SYNTAX_TEMPLATE, KEYS[K_ANNOTATIONS], Py_None) < 0 ||
+        PyDict_SetItem(SYNTAX_TEMPLATE, KEYS[K_CALLABLE_CONNECT], Py_False) < 0 ||
+        PyDict_SetItem(SYNTAX_TEMPLATE, KEYS[K_STRING_CONNECT], Py_False) < 0 ||
+        PyDict_SetItem(SYNTAX_TEMPLATE, KEYS[K_UNIQUE_NODE], Py_False) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;

@@ -248,3 +248,21 @@ def test_no_leak_over_repeated_runs():
     assert grown_kb < 4096, f"max RSS grew {grown_kb} kB over 20 runs"
     if refs_before is not None:  # debug builds only
         assert sys.gettotalrefcount() - refs_before < 1000
+
+
+@needs_c
+def test_chunk_facts_results_are_untracked_until_a_container_is_added() -> None:
+    """The C facts hold only strs, bools and None: no collection needs to walk them."""
+    text = 'extends Node\n@export var a: int\nfunc f(x):\n\t$Sprite.play("run")\n\tload("res://a.tscn")\n'
+    no_comments, masked = C.mask_comments(text)
+    facts = C.chunk_facts(masked, no_comments, [(0, 2), (2, 5)])
+    for f in facts:
+        extra = f["extra"]
+        kept = [f["symbol_candidates"], f["api_call_candidates"], f["reference_candidates"], extra, extra["syntax"]]
+        kept += [extra["declared_names"], extra["identifiers"], extra["syntax"]["annotations"]]
+        assert not any(gc.is_tracked(x) for x in kept)
+    extra = facts[1]["extra"]
+    extra["leading_annotations"] = ["@rpc"]  # what chunk_gdscript adds: CPython tracks the dict again
+    assert gc.is_tracked(extra)
+    assert facts[1]["reference_candidates"] == ["res://a.tscn", "$Sprite"]
+    assert facts[0]["extra"]["syntax"]["annotations"] == ["@export"]
