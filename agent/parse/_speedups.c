@@ -84,7 +84,7 @@ static void init_keywords(void)
 }
 
 /* Flags of the keyword text[s:e] is, or 0 when it is none. */
-static int keyword_flags(int kind, const void *data, Py_ssize_t s, Py_ssize_t e)
+static inline __attribute__((always_inline)) int keyword_flags(int kind, const void *data, Py_ssize_t s, Py_ssize_t e)
 {
     Py_ssize_t n = e - s;
     char buf[KW_MAXLEN];
@@ -401,7 +401,7 @@ static int str_isupper(PyObject *u)
 }
 
 /* True when text[s:e] contains the ASCII string lit. */
-static int span_contains(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const char *lit)
+static inline __attribute__((always_inline)) int span_contains(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const char *lit)
 {
     Py_ssize_t m = (Py_ssize_t)strlen(lit);
     for (Py_ssize_t i = s; i + m <= e; i++) {
@@ -422,9 +422,9 @@ enum { CUE_PATH = 1, CUE_CONNECT = 2 }; /* scan.CUE_PATH, scan.CUE_CONNECT */
  * chunk: this range's number + 1, for the per-chunk de-duplication stamps in `names`.
  * extras=0: (identifiers, declared, calls, has_lambda)
  * extras=1: that plus (symbols, cues), as scan.scan_facts returns them. */
-static PyObject *scan_span(Names *names, Py_ssize_t s, Py_ssize_t e, Py_ssize_t chunk, int extras)
+static inline __attribute__((always_inline)) PyObject *scan_span_body(Names *names, Py_ssize_t s, Py_ssize_t e,
+                                                                      Py_ssize_t chunk, int extras, int kind)
 {
-    int kind = names->kind;
     const char *data = names->data;
     PyObject *identifiers = PyList_New(0), *declared = PyList_New(0), *calls = PyList_New(0);
     PyObject *cseen = NULL, *symbols = NULL, *result = NULL;
@@ -611,6 +611,13 @@ done:
     return result;
 }
 
+static PyObject *scan_span(Names *names, Py_ssize_t s, Py_ssize_t e, Py_ssize_t chunk, int extras)
+{
+    if (names->kind == PyUnicode_1BYTE_KIND) /* the usual case: the same code, with byte loads */
+        return scan_span_body(names, s, e, chunk, extras, PyUnicode_1BYTE_KIND);
+    return scan_span_body(names, s, e, chunk, extras, names->kind);
+}
+
 static PyObject *sp_scan(PyObject *self, PyObject *masked)
 {
     if (!PyUnicode_Check(masked)) {
@@ -646,16 +653,19 @@ typedef struct {
     Py_ssize_t n;
 } Text;
 
-static inline Py_UCS4 at(const Text *t, Py_ssize_t i) { return i < t->n ? PyUnicode_READ(t->kind, t->data, i) : 0; }
-static inline int word_at(const Text *t, Py_ssize_t i) { return i < t->n && is_word(PyUnicode_READ(t->kind, t->data, i)); }
-static inline Py_ssize_t skip_blank(const Text *t, Py_ssize_t i)
+/* Inlined into a caller that fixes `kind` (see file_cues), PyUnicode_READ folds to a plain load. */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE Py_UCS4 at(const Text *t, Py_ssize_t i) { return i < t->n ? PyUnicode_READ(t->kind, t->data, i) : 0; }
+ALWAYS_INLINE int word_at(const Text *t, Py_ssize_t i) { return i < t->n && is_word(PyUnicode_READ(t->kind, t->data, i)); }
+ALWAYS_INLINE Py_ssize_t skip_blank(const Text *t, Py_ssize_t i)
 {
     Py_UCS4 c;
     while (i < t->n && ((c = PyUnicode_READ(t->kind, t->data, i)) == ' ' || c == '\t'))
         i++;
     return i;
 }
-static int lit_at(const Text *t, Py_ssize_t i, const char *lit)
+ALWAYS_INLINE int lit_at(const Text *t, Py_ssize_t i, const char *lit)
 {
     for (; *lit; lit++, i++)
         if (i >= t->n || PyUnicode_READ(t->kind, t->data, i) != (Py_UCS4)(unsigned char)*lit)
@@ -663,14 +673,14 @@ static int lit_at(const Text *t, Py_ssize_t i, const char *lit)
     return 1;
 }
 /* `lit\b` at i, for a lit that ends with a word char */
-static int word_lit_at(const Text *t, Py_ssize_t i, const char *lit)
+ALWAYS_INLINE int word_lit_at(const Text *t, Py_ssize_t i, const char *lit)
 {
     return lit_at(t, i, lit) && !word_at(t, i + (Py_ssize_t)strlen(lit));
 }
 
 /* Cues of the row starting at rs (after a line break or at 0) and ending at re (its "\n" or n).
  * *rpc gets the index in RPC_WORDS of the rpc keyword the row starts with, or -1. */
-static int row_cues(const Text *t, Py_ssize_t rs, Py_ssize_t re, int *rpc)
+ALWAYS_INLINE int row_cues(const Text *t, Py_ssize_t rs, Py_ssize_t re, int *rpc)
 {
     int bits = 0;
     /* line-start patterns (searched in "\n" + text, so they start right after a line break) */
@@ -1170,6 +1180,68 @@ typedef struct {
     PyObject *name; /* "@name" */
 } Annotation;
 
+/* text[i:e].find(ch) as an index, or -1 (memchr for 1-byte text) */
+ALWAYS_INLINE Py_ssize_t find_char(const Text *t, Py_UCS4 ch, Py_ssize_t i, Py_ssize_t e)
+{
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        const char *d = (const char *)t->data;
+        const char *f = i < e ? memchr(d + i, (int)ch, (size_t)(e - i)) : NULL;
+        return f ? f - d : -1;
+    }
+    for (; i < e; i++)
+        if (PyUnicode_READ(t->kind, t->data, i) == ch)
+            return i;
+    return -1;
+}
+
+/* Each row's cue bits and rpc keyword, and the annotations in row order (the per-file pass of
+ * scan_rows / chunk_facts); -1 on error. */
+ALWAYS_INLINE int file_cues_body(const Text *t, PyObject *masked, const Py_ssize_t *starts, Py_ssize_t nlines,
+                                 int *bits, signed char *rpc, Annotation **ann, Py_ssize_t *n_ann, Py_ssize_t *cap_ann)
+{
+    for (Py_ssize_t r = 0; r < nlines; r++) {
+        int w;
+        bits[r] = row_cues(t, starts[r], starts[r + 1] - 1, &w);
+        rpc[r] = (signed char)w;
+        /* @(?<!\w@)([A-Za-z_]\w*) */
+        for (Py_ssize_t i = starts[r]; (i = find_char(t, '@', i, starts[r + 1] - 1)) >= 0; i++) {
+            if ((i > 0 && word_at(t, i - 1)) ||
+                !(i + 1 < t->n && is_name_start(PyUnicode_READ(t->kind, t->data, i + 1))))
+                continue;
+            Py_ssize_t e = i + 2;
+            while (word_at(t, e))
+                e++;
+            if ((*n_ann) == (*cap_ann)) {
+                Py_ssize_t cap = (*cap_ann) ? (*cap_ann) * 2 : 16;
+                Annotation *grown = PyMem_Resize(*ann, Annotation, (size_t)cap);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    return -1;
+                }
+                *ann = grown;
+                (*cap_ann) = cap;
+            }
+            (*ann)[(*n_ann)].row = r;
+            (*ann)[(*n_ann)].name = PyUnicode_Substring(masked, i, e);
+            if ((*ann)[(*n_ann)].name == NULL)
+                return -1;
+            (*n_ann)++;
+            i = e - 1;
+        }
+    }
+    return 0;
+}
+
+static int file_cues(const Text *t, PyObject *masked, const Py_ssize_t *starts, Py_ssize_t nlines, int *bits,
+                     signed char *rpc, Annotation **ann, Py_ssize_t *n_ann, Py_ssize_t *cap_ann)
+{
+    if (t->kind == PyUnicode_1BYTE_KIND) { /* the usual case: the same code, with byte loads */
+        Text t1 = {PyUnicode_1BYTE_KIND, t->data, t->n};
+        return file_cues_body(&t1, masked, starts, nlines, bits, rpc, ann, n_ann, cap_ann);
+    }
+    return file_cues_body(t, masked, starts, nlines, bits, rpc, ann, n_ann, cap_ann);
+}
+
 /* scan_rows (nc == NULL) or chunk_facts (nc: the comment-free text, same rows as masked) */
 static PyObject *rows_impl(PyObject *masked, PyObject *nc, PyObject *ranges)
 {
@@ -1191,9 +1263,8 @@ static PyObject *rows_impl(PyObject *masked, PyObject *nc, PyObject *ranges)
 
     /* starts[r] = offset of row r of `masked.split("\n")`; starts[nlines] = n + 1 (one past a
      * virtual final "\n"), so rows [a, b) are masked[starts[a] : starts[b] - 1] */
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (PyUnicode_READ(t.kind, t.data, i) == '\n')
-            nlines++;
+    for (Py_ssize_t i = 0; (i = find_char(&t, '\n', i, n)) >= 0; i++)
+        nlines++;
     starts = PyMem_New(Py_ssize_t, (size_t)nlines + 1);
     bits = PyMem_New(int, (size_t)nlines);
     rpc = PyMem_New(signed char, (size_t)nlines);
@@ -1202,9 +1273,8 @@ static PyObject *rows_impl(PyObject *masked, PyObject *nc, PyObject *ranges)
         goto done;
     }
     starts[0] = 0;
-    for (Py_ssize_t i = 0, r = 1; i < n; i++)
-        if (PyUnicode_READ(t.kind, t.data, i) == '\n')
-            starts[r++] = i + 1;
+    for (Py_ssize_t i = 0, r = 1; (i = find_char(&t, '\n', i, n)) >= 0; i++)
+        starts[r++] = i + 1;
     starts[nlines] = n + 1;
     if (nc != NULL) { /* the same row bookkeeping for nc, and which of its rows hold "://" */
         nct = (Text){PyUnicode_KIND(nc), PyUnicode_DATA(nc), PyUnicode_GET_LENGTH(nc)};
@@ -1217,16 +1287,20 @@ static PyObject *rows_impl(PyObject *masked, PyObject *nc, PyObject *ranges)
         nc_starts[0] = 0;
         Py_ssize_t r = 1;
         int too_many = 0;
-        for (Py_ssize_t i = 0; i < nct.n && !too_many; i++) {
-            Py_UCS4 c = PyUnicode_READ(nct.kind, nct.data, i);
-            if (c == '\n') {
-                if (r == nlines)
-                    too_many = 1;
-                else
-                    nc_starts[r++] = i + 1;
-            }
-            else if (c == ':' && lit_at(&nct, i, "://"))
-                ref_row[r - 1] = 1;
+        for (Py_ssize_t i = 0; i <= nct.n && !too_many;) {
+            Py_ssize_t nl = find_char(&nct, '\n', i, nct.n), row_end = nl < 0 ? nct.n : nl;
+            for (Py_ssize_t c = i; (c = find_char(&nct, ':', c, row_end)) >= 0; c++)
+                if (lit_at(&nct, c, "://")) {
+                    ref_row[r - 1] = 1;
+                    break;
+                }
+            if (nl < 0)
+                break;
+            if (r == nlines)
+                too_many = 1;
+            else
+                nc_starts[r++] = nl + 1;
+            i = nl + 1;
         }
         if (too_many || r != nlines) {
             PyErr_SetString(PyExc_ValueError, "chunk_facts() texts must have the same number of lines");
@@ -1234,36 +1308,8 @@ static PyObject *rows_impl(PyObject *masked, PyObject *nc, PyObject *ranges)
         }
         nc_starts[nlines] = nct.n + 1;
     }
-    for (Py_ssize_t r = 0; r < nlines; r++) {
-        int w;
-        bits[r] = row_cues(&t, starts[r], starts[r + 1] - 1, &w);
-        rpc[r] = (signed char)w;
-        /* @(?<!\w@)([A-Za-z_]\w*) */
-        for (Py_ssize_t i = starts[r]; i < starts[r + 1] - 1; i++) {
-            if (PyUnicode_READ(t.kind, t.data, i) != '@' || (i > 0 && word_at(&t, i - 1)) ||
-                !(i + 1 < n && is_name_start(PyUnicode_READ(t.kind, t.data, i + 1))))
-                continue;
-            Py_ssize_t e = i + 2;
-            while (word_at(&t, e))
-                e++;
-            if (n_ann == cap_ann) {
-                Py_ssize_t cap = cap_ann ? cap_ann * 2 : 16;
-                Annotation *grown = PyMem_Resize(ann, Annotation, (size_t)cap);
-                if (grown == NULL) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                ann = grown;
-                cap_ann = cap;
-            }
-            ann[n_ann].row = r;
-            ann[n_ann].name = PyUnicode_Substring(masked, i, e);
-            if (ann[n_ann].name == NULL)
-                goto done;
-            n_ann++;
-            i = e - 1;
-        }
-    }
+    if (file_cues(&t, masked, starts, nlines, bits, rpc, &ann, &n_ann, &cap_ann) < 0)
+        goto done;
     for (int w = 0; w < N_RPC; w++)
         if ((rpc_names[w] = PyUnicode_InternFromString(RPC_WORDS[w])) == NULL)
             goto done;
