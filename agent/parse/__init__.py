@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent.models import Chunk, Expansion, SourceFile, Span
+from agent.parse import speedups
 from agent.parse.cache import cache_info, cached_drafts, clear_cache
 from agent.parse.direct import chunk_direct
 from agent.parse.gcpause import gc_paused
@@ -139,7 +140,13 @@ def _chunks(file: SourceFile, first_order: int) -> list[Chunk]:
         return chunks
     new_span, new_chunk = Span.__new__, Chunk.__new__
     set_dict, set_fields_set, set_extra, set_private = _set_dict, _set_fields_set, _set_extra, _set_private
-    span_fields, chunk_fields = _SPAN_FIELDS, _CHUNK_FIELDS
+    c = speedups.C
+    if c is not None:  # the fields-sets, as `set.copy()` makes them, but no collection walks them
+        span_sets = iter(c.untracked_copies(_SPAN_FIELDS, len(drafts)))
+        chunk_sets = iter(c.untracked_copies(_CHUNK_FIELDS, len(drafts)))
+        next_span_set, next_chunk_set = span_sets.__next__, chunk_sets.__next__
+    else:
+        next_span_set, next_chunk_set = _SPAN_FIELDS.copy, _CHUNK_FIELDS.copy
     for order, d in enumerate(drafts, first_order):
         d["chunk_id"] = prefix + d["chunk_id"]
         d["chunk_order"] = order
@@ -147,13 +154,13 @@ def _chunks(file: SourceFile, first_order: int) -> list[Chunk]:
         d["source_sha256"] = sha
         span = new_span(Span)
         set_dict(span, d["span"])
-        set_fields_set(span, span_fields.copy())
+        set_fields_set(span, next_span_set())
         set_extra(span, None)
         set_private(span, None)
         d["span"] = span
         chunk = new_chunk(Chunk)
         set_dict(chunk, d)
-        set_fields_set(chunk, chunk_fields.copy())
+        set_fields_set(chunk, next_chunk_set())
         set_extra(chunk, None)
         set_private(chunk, None)
         chunks.append(chunk)

@@ -1419,10 +1419,38 @@ static PyObject *sp_chunk_facts(PyObject *self, PyObject *args)
     return rows_impl(masked, nc, ranges);
 }
 
+/* untracked_copies(template, n): n copies of a set of strs, untracked by the GC (a set of strs can
+ * be part of no cycle; a set holding anything else is copied tracked, as set.copy() would). */
+static PyObject *sp_untracked_copies(PyObject *self, PyObject *args)
+{
+    PyObject *tmpl, *key;
+    Py_ssize_t n, pos = 0;
+    Py_hash_t hash;
+    if (!PyArg_ParseTuple(args, "O!n:untracked_copies", &PySet_Type, &tmpl, &n))
+        return NULL;
+    int atomic = 1;
+    while (atomic && _PySet_NextEntry(tmpl, &pos, &key, &hash))
+        atomic = PyUnicode_CheckExact(key);
+    PyObject *out = PyList_New(n > 0 ? n : 0);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *c = PySet_New(tmpl); /* what set.copy() builds: same table, same order */
+        if (c == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        if (atomic)
+            PyObject_GC_UnTrack(c);
+        PyList_SET_ITEM(out, i, c);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"mask_comments", sp_mask_comments, METH_O,
      "(comments removed, comments and string contents removed); as agent.parse.facts.mask_comments."},
     {"scan", sp_scan, METH_O, "As agent.parse.scan.scan."},
+    {"untracked_copies", sp_untracked_copies, METH_VARARGS,
+     "untracked_copies(set_of_strs, n) -> [set.copy() n times], not tracked by the cyclic GC."},
     {"scan_rows", sp_scan_rows, METH_VARARGS,
      "scan_rows(masked, [(start, end), ...]) -> per row range: scan.scan_facts of its text, then\n"
      "(flag bits (FLAG_NAMES), rpc keyword or None, sorted annotations) as FileFacts finds them."},

@@ -285,9 +285,12 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     )
     extends_stripped = extends_text.strip()
     decl_text: dict[str, str] = {}
-    for p in pieces:
-        if p.kind == "declaration_group":
-            m_lines = facts.m_lines
+    groups = [p for p in pieces if p.kind == "declaration_group"]
+    if groups:
+        # the masked rows up to the last group's only (declarations usually open the file): rows
+        # 0..k of `masked.split("\n", k + 1)` are those of `masked.split("\n")`
+        m_lines = facts.masked.split("\n", max(p.end for p in groups) + 1)
+        for p in groups:
             for r in range(p.start, p.end + 1):
                 for m in _VAR_NAME.finditer(m_lines[r]):
                     decl_text.setdefault(m.group(1), lines.lines[r])

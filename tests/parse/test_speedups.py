@@ -266,3 +266,16 @@ def test_chunk_facts_results_are_untracked_until_a_container_is_added() -> None:
     assert gc.is_tracked(extra)
     assert facts[1]["reference_candidates"] == ["res://a.tscn", "$Sprite"]
     assert facts[0]["extra"]["syntax"]["annotations"] == ["@export"]
+
+
+@needs_c
+def test_untracked_copies_equal_set_copy_and_are_untracked_only_for_strs() -> None:
+    fields = set(dict.fromkeys(["chunk_id", "chunk_order", "span", "extra"]))
+    copies = C.untracked_copies(fields, 3)
+    assert len(copies) == 3 and all(list(c) == list(fields.copy()) for c in copies)
+    assert len({id(c) for c in copies}) == 3 and not any(gc.is_tracked(c) for c in copies)
+    assert all(gc.is_tracked(c) for c in C.untracked_copies({("a", 1), "b"}, 2))
+    assert C.untracked_copies(fields, 0) == []
+    chunks = chunk_file(source("a.gd", "extends Node\nfunc f():\n\tpass\n"))
+    assert chunks and not any(gc.is_tracked(c.model_fields_set) for c in chunks) or speedups.C is None
+    assert all(c.model_fields_set == set(type(c).model_fields) for c in chunks)
