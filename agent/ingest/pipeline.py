@@ -72,6 +72,8 @@ class IngestSummary:
     retrieval_checks: list[dict] = field(default_factory=list)
     seconds: float = 0.0
     embed_seconds: float = 0.0
+    embedding_precision: str = ""
+    """float32 or bfloat16 (matmuls) for what this run embedded; empty when nothing was embedded."""
     timings: dict[str, float] = field(default_factory=dict)
     out_dir: str = ""
 
@@ -361,6 +363,8 @@ def load_jsonl(
         if not r["ok"]:
             issues.append(Issue("warning", "retrieval_check", "representative question lacks an exact or docs hit",
                                 record_id=r["question"], detail=json.dumps(r)))
+    if summary.embeddings and lazy._embedder is not None:
+        summary.embedding_precision = lazy._embedder.precision
     summary.rejected_records = sum(1 for i in issues if i.stage == "validate")
     summary.errors = [str(i) for i in issues if i.level == "error"]
     summary.warnings = [str(i) for i in issues if i.level == "warning"]
