@@ -23,6 +23,22 @@ _DOCUMENTED = sql.SQL(
     " OR d.api_symbols @> ARRAY[v.metadata->>'source_api'])) AS documented")
 
 
+def _top_then_rows(leg: str, table: str, n: sql.Literal, scored: sql.Composed) -> sql.Composed:
+    """A ranked leg in two steps: the top `n` (id, score) first, then the view's columns for those rows only.
+
+    Ranking one step with all columns makes the planner build `metadata` (a jsonb_build_object)
+    and detoast `content` for every matching row before the sort keeps `n` of them; a common
+    identifier matches hundreds of docs chunks, so this alone cost several ms per query.
+    `scored` selects (id, score, tie): ties of the score (frequent: ranks are coarse) go to the
+    higher `tie`, then the id, so the result never depends on the rows' physical order.
+    """
+    return sql.SQL(
+        "(SELECT {leg} AS leg, {cols}, top.score FROM ({scored} ORDER BY 2 DESC, 3 DESC, c.id LIMIT {n}) top"
+        " JOIN godot_rag.dynamic_retrieval_view v ON v.table_name = {t} AND v.id = top.id"
+        " ORDER BY top.score DESC, top.tie DESC, top.id)"
+    ).format(leg=sql.Literal(leg), cols=_COLS, scored=scored, n=n, t=sql.Literal(table))
+
+
 def build_statement(*, n_probes: int, k: dict[str, int]) -> sql.Composed:
     """The fused statement; `k` maps table -> candidates per leg."""
     parts: list[sql.Composable] = []
@@ -60,21 +76,24 @@ def build_statement(*, n_probes: int, k: dict[str, int]) -> sql.Composed:
     for table in TABLES:
         t = sql.Literal(table)
         n = sql.Literal(k[table])
-        parts.append(sql.SQL(
-            "(SELECT 'keyword' AS leg, {cols}, ts_rank_cd(v.search_tsv, {tsq})::float8 AS score"
-            " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.search_tsv @@ {tsq}"
-            " ORDER BY score DESC LIMIT {n})"
-        ).format(cols=_COLS, t=t, n=n, tsq=_TSQ))
+        parts.append(_top_then_rows("keyword", table, n, sql.SQL(
+            "SELECT c.id, ts_rank_cd(c.search_tsv, {tsq})::float8 AS score, 0 AS tie"
+            " FROM godot_rag.dynamic_retrieval_view c"
+            " WHERE c.table_name = {t} AND c.search_tsv @@ {tsq}").format(t=t, tsq=_TSQ)))
         if n_probes:
             cond = sql.SQL(" OR ").join(
-                sql.SQL("{p} <%% v.search_text").format(p=sql.Placeholder(f"p{i}")) for i in range(n_probes))
+                sql.SQL("{p} <%% c.search_text").format(p=sql.Placeholder(f"p{i}")) for i in range(n_probes))
             best = sql.SQL("GREATEST({})").format(sql.SQL(", ").join(
-                sql.SQL("word_similarity({p}, v.search_text)").format(p=sql.Placeholder(f"p{i}"))
+                sql.SQL("word_similarity({p}, c.search_text)").format(p=sql.Placeholder(f"p{i}"))
                 for i in range(n_probes)))
-            parts.append(sql.SQL(
-                "(SELECT 'trigram' AS leg, {cols}, {best}::float8 AS score FROM godot_rag.dynamic_retrieval_view v"
-                " WHERE v.table_name = {t} AND ({cond}) ORDER BY score DESC LIMIT {n})"
-            ).format(cols=_COLS, best=best, t=t, cond=cond, n=n))
+            # among equal word similarities (a probe found whole in each), the closer whole string wins:
+            # `velocity` before `get_real_velocity`
+            closest = sql.SQL("GREATEST({})").format(sql.SQL(", ").join(
+                sql.SQL("similarity({p}, c.search_text)").format(p=sql.Placeholder(f"p{i}"))
+                for i in range(n_probes)))
+            parts.append(_top_then_rows("trigram", table, n, sql.SQL(
+                "SELECT c.id, {best}::float8 AS score, {closest} AS tie FROM godot_rag.dynamic_retrieval_view c"
+                " WHERE c.table_name = {t} AND ({cond})").format(best=best, closest=closest, t=t, cond=cond)))
         parts.append(sql.SQL(
             "(SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
             " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.embedding IS NOT NULL"
