@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from itertools import filterfalse
 from hashlib import sha256
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,7 +113,8 @@ def _name(node: Node, t: str | None = None) -> str | None:
     return text.decode("utf-8", "replace") if text is not None else None
 
 
-_VAR_NAME = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)")
+# `\bvar` written `var(?<!\wvar)`: the pattern then opens with a literal the engine can jump to
+_VAR_NAME = re.compile(r"(?:var(?<!\wvar)|const(?<!\wconst))\s+([A-Za-z_]\w*)")
 _DECL_START = re.compile(
     rb"^(?:@|func\b|static\b|var\b|const\b|signal\b|class\b|class_name\b|enum\b|extends\b|export\b|onready\b"
     rb"|remote\b|master\b|puppet\b|remotesync\b|mastersync\b|puppetsync\b)"
@@ -244,15 +246,14 @@ def _merge(prev: Piece, piece: Piece) -> None:
         prev.status = "partial"  # a declaration with broken lines folded in
 
 
-def _cover(pieces: list[Piece], lines: Lines) -> list[Piece]:
-    """Fold overlapping pieces, then add `unparsed` pieces for code lines that no piece holds."""
+def _cover(pieces: list[Piece], text: list[str]) -> list[Piece]:
+    """Fold overlapping pieces, then add `unparsed` pieces for code lines (of `text`) that no piece holds."""
     out: list[Piece] = []
     for p in sorted(pieces, key=lambda p: p.start):
         if out and p.start <= out[-1].end:
             _merge(out[-1], p)
             continue
         out.append(p)
-    text = lines.lines
     gaps: list[Piece] = []
     bounds = [(-1, -1), *((p.start, p.end) for p in out), (len(text), len(text))]
     for (_, prev_end), (next_start, _) in zip(bounds, bounds[1:], strict=False):
@@ -267,21 +268,55 @@ def _cover(pieces: list[Piece], lines: Lines) -> list[Piece]:
     return sorted(out + gaps, key=lambda p: p.start) if gaps else out
 
 
+def _code_spans(text: str, rows: list[str], ranges: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
+    """(code, start_byte, end_byte) of each row range, as `Lines.slice` and `Lines.byte_span` give them.
+
+    `rows` are `text`'s lines (`Lines.of(text).lines`) and the ranges ascend without overlap,
+    as `_cover` leaves the pieces. Without a CR in the text, a range's code is one slice of
+    the text (rows joined with "\\n" are the text between them); byte offsets are counted
+    only at range boundaries, from the characters between them (ASCII: one byte each).
+    """
+    out: list[tuple[str, int, int]] = []
+    if "\r" in text:  # rows lost their CR: join them, offsets from the per-row table
+        lines = Lines.of(text)
+        starts, lengths = lines.starts, lines.lengths
+        for start, last in ranges:
+            out.append(("\n".join(rows[start:last]), starts[start], starts[last - 1] + lengths[last - 1]))
+        return out
+    ascii_text = text.isascii()
+    row = cpos = bpos = 0  # row `row` starts at character `cpos`, byte `bpos`
+    for start, last in ranges:
+        if start != row:
+            gap = sum(map(len, rows[row:start])) + start - row
+            bpos += gap if ascii_text else len(text[cpos : cpos + gap].encode("utf-8"))
+            cpos += gap
+        size = sum(map(len, rows[start:last])) + last - start - 1
+        code = text[cpos : cpos + size]
+        end = bpos + (size if ascii_text else len(code.encode("utf-8")))
+        out.append((code, bpos, end))
+        row, cpos, bpos = last, cpos + size + 1, end + 1
+    return out
+
+
 def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     """Path-independent chunk drafts for one GDScript file (see `agent.parse.chunk_file`)."""
-    lines = Lines.of(text)
-    if not lines.lines or not any(line.strip() for line in lines.lines):
+    if not text.strip():  # every line blank (str.strip and the per-line strip agree on blanks)
         return []
+    rows = text.split("\n")
+    if len(rows) > 1 and rows[-1] == "":
+        rows.pop()  # the final newline ends the last line (as `Lines.of`)
+    if "\r" in text:
+        rows = [r[:-1] if r.endswith("\r") else r for r in rows]
     src = text.encode("utf-8")
     to_parse, recovered = _recover(src)
     tree = _parser().parse(to_parse)
-    pieces = _cover(_pieces(tree.root_node, _Rows(to_parse)), lines)
+    pieces = _cover(_pieces(tree.root_node, _Rows(to_parse)), rows)
     del tree
 
     facts = FileFacts(text)
 
     extends_text = "\n".join(
-        lines.slice(p.start + 1, p.end + 1) for p in pieces if p.kind in ("class_extends", "class_name")
+        "\n".join(rows[p.start : p.end + 1]) for p in pieces if p.kind in ("class_extends", "class_name")
     )
     extends_stripped = extends_text.strip()
     decl_text: dict[str, str] = {}
@@ -293,19 +328,21 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
         for p in groups:
             for r in range(p.start, p.end + 1):
                 for m in _VAR_NAME.finditer(m_lines[r]):
-                    decl_text.setdefault(m.group(1), lines.lines[r])
+                    decl_text.setdefault(m.group(1), rows[r])
+    has_decl = decl_text.__contains__
 
     drafts: list[dict[str, Any]] = []
     counters: dict[str, int] = {}
     seen: dict[str, int] = {}
-    n_lines = len(lines)
-    text_lines, starts, lengths = lines.lines, lines.starts, lines.lengths
+    n_lines = len(rows)
     ranges = [(p.start, p.end + 1 if p.end < n_lines else n_lines) for p in pieces]
     all_facts = facts.chunks(ranges)
-    for p, (start, last), chunk_facts in zip(pieces, ranges, all_facts, strict=True):
+    spans = _code_spans(text, rows, ranges)
+    for p, (start, last), chunk_facts, (code, start_byte, end_byte) in zip(
+        pieces, ranges, all_facts, spans, strict=True
+    ):
         # `start` is the 0-based first row; `last` the 1-based last line (as `min(p.end + 1, n_lines)`)
         kind, name = p.kind, p.name
-        code = "\n".join(text_lines[start:last])  # as `lines.slice(start + 1, last)`
         n = counters[kind] = counters.get(kind, 0) + 1
         local_id = f"{kind}:{n}" if kind in _ORDINAL_KINDS or not name else f"{kind}:{name}"
         if local_id in seen:
@@ -325,12 +362,11 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
         if kind in _CONTEXT_KINDS:
             used: list[str] = []
             if decl_text:
-                used = [i for i in extra["identifiers"] if i in decl_text]
+                used = list(filter(has_decl, extra["identifiers"]))
                 if used:
                     declared = extra["declared_names"]
                     if declared:
-                        declared_set = set(declared)
-                        used = [i for i in used if i not in declared_set]
+                        used = list(filterfalse(set(declared).__contains__, used))
                     used = [decl_text[i] for i in used[:12]]
             context = "\n".join([extends_text, *used]).strip() if used else extends_stripped
         elif kind in _NO_CONTEXT_KINDS:
@@ -350,8 +386,8 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
                 "span": {
                     "start_line": start + 1,
                     "end_line": last,
-                    "start_byte": starts[start],
-                    "end_byte": starts[last - 1] + lengths[last - 1],  # as `lines.byte_span`
+                    "start_byte": start_byte,
+                    "end_byte": end_byte,
                 },
                 "code_text": code,
                 "sha256": sha256(code.encode()).hexdigest(),
