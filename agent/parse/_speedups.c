@@ -1445,10 +1445,104 @@ static PyObject *sp_untracked_copies(PyObject *self, PyObject *args)
     return out;
 }
 
+/* ---- tree copies for the parse cache ----------------------------------------------------------- */
+
+#define TREE_MAX_DEPTH 64
+
+static inline int tree_atomic(PyObject *o)
+{
+    return PyUnicode_CheckExact(o) || o == Py_None || PyBool_Check(o) || PyLong_CheckExact(o) ||
+           PyFloat_CheckExact(o) || PyBytes_CheckExact(o);
+}
+
+/* A new reference to a copy of `o` (exact dicts and lists copied, immutable leaves shared), or NULL
+ * with TypeError for anything else or nesting deeper than TREE_MAX_DEPTH. `frozen`: no container
+ * of the copy is tracked by the GC (it can be in no cycle: a tree of fresh containers that nobody
+ * else sees); else a container is untracked only when it holds no container, as CPython does for
+ * dicts and chunk_facts does for its lists. */
+static PyObject *tree_copy(PyObject *o, int depth, int frozen)
+{
+    if (tree_atomic(o))
+        return Py_NewRef(o);
+    if (depth >= TREE_MAX_DEPTH) {
+        PyErr_SetString(PyExc_TypeError, "tree_copy: nested too deep");
+        return NULL;
+    }
+    if (PyDict_CheckExact(o)) {
+        PyObject *copy = PyDict_Copy(o), *key, *value;
+        Py_ssize_t pos = 0;
+        int atomic = 1;
+        if (copy == NULL)
+            return NULL;
+        while (PyDict_Next(o, &pos, &key, &value)) {
+            if (!PyUnicode_CheckExact(key)) {
+                PyErr_SetString(PyExc_TypeError, "tree_copy: dict keys must be strs");
+                goto dict_fail;
+            }
+            if (tree_atomic(value))
+                continue;
+            atomic = 0;
+            PyObject *v = tree_copy(value, depth + 1, frozen);
+            if (v == NULL)
+                goto dict_fail;
+            int r = PyDict_SetItem(copy, key, v);
+            Py_DECREF(v);
+            if (r < 0)
+                goto dict_fail;
+        }
+        if ((frozen || atomic) && PyObject_GC_IsTracked(copy))
+            PyObject_GC_UnTrack(copy);
+        return copy;
+    dict_fail:
+        Py_DECREF(copy);
+        return NULL;
+    }
+    if (PyList_CheckExact(o)) {
+        Py_ssize_t n = PyList_GET_SIZE(o);
+        PyObject *copy = PyList_New(n);
+        int atomic = 1;
+        if (copy == NULL)
+            return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = PyList_GET_ITEM(o, i), *v;
+            if (tree_atomic(item))
+                v = Py_NewRef(item);
+            else {
+                atomic = 0;
+                if ((v = tree_copy(item, depth + 1, frozen)) == NULL) {
+                    Py_DECREF(copy);
+                    return NULL;
+                }
+            }
+            PyList_SET_ITEM(copy, i, v);
+        }
+        if (frozen || atomic)
+            PyObject_GC_UnTrack(copy);
+        return copy;
+    }
+    PyErr_Format(PyExc_TypeError, "tree_copy: cannot copy %.100s", Py_TYPE(o)->tp_name);
+    return NULL;
+}
+
+/* tree_copy(obj, frozen) */
+static PyObject *sp_tree_copy(PyObject *self, PyObject *args)
+{
+    PyObject *o;
+    int frozen;
+    if (!PyArg_ParseTuple(args, "Op:tree_copy", &o, &frozen))
+        return NULL;
+    return tree_copy(o, 0, frozen);
+}
+
 static PyMethodDef methods[] = {
     {"mask_comments", sp_mask_comments, METH_O,
      "(comments removed, comments and string contents removed); as agent.parse.facts.mask_comments."},
     {"scan", sp_scan, METH_O, "As agent.parse.scan.scan."},
+    {"tree_copy", sp_tree_copy, METH_VARARGS,
+     "tree_copy(obj, frozen) -> a copy of a tree of exact dicts (str keys) and lists over immutable\n"
+     "leaves (str, int, float, bool, None, bytes), leaves shared; TypeError for anything else or deeper\n"
+     "than 64 levels. frozen: no container of the copy is GC-tracked; else only those holding a\n"
+     "container are."},
     {"untracked_copies", sp_untracked_copies, METH_VARARGS,
      "untracked_copies(set_of_strs, n) -> [set.copy() n times], not tracked by the cyclic GC."},
     {"scan_rows", sp_scan_rows, METH_VARARGS,
