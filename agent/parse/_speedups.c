@@ -1445,6 +1445,20 @@ static PyObject *sp_untracked_copies(PyObject *self, PyObject *args)
     return out;
 }
 
+/* has_recover_cues(src: bytes) -> `b"sync" in src or b"$%" in src` (glibc memmem: no per-byte loop) */
+static PyObject *sp_has_recover_cues(PyObject *self, PyObject *src)
+{
+    if (!PyBytes_Check(src)) {
+        PyErr_SetString(PyExc_TypeError, "has_recover_cues: bytes expected");
+        return NULL;
+    }
+    const char *data = PyBytes_AS_STRING(src);
+    size_t n = (size_t)PyBytes_GET_SIZE(src);
+    if (memmem(data, n, "sync", 4) != NULL || memmem(data, n, "$%", 2) != NULL)
+        Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 /* ---- tree copies for the parse cache ----------------------------------------------------------- */
 
 #define TREE_MAX_DEPTH 64
@@ -1538,6 +1552,8 @@ static PyMethodDef methods[] = {
     {"mask_comments", sp_mask_comments, METH_O,
      "(comments removed, comments and string contents removed); as agent.parse.facts.mask_comments."},
     {"scan", sp_scan, METH_O, "As agent.parse.scan.scan."},
+    {"has_recover_cues", sp_has_recover_cues, METH_O,
+     "has_recover_cues(src: bytes) -> b\"sync\" in src or b\"$%\" in src (what gdscript._recover looks for)."},
     {"tree_copy", sp_tree_copy, METH_VARARGS,
      "tree_copy(obj, frozen) -> a copy of a tree of exact dicts (str keys) and lists over immutable\n"
      "leaves (str, int, float, bool, None, bytes), leaves shared; TypeError for anything else or deeper\n"

@@ -20,6 +20,7 @@ from typing import Any
 import tree_sitter_gdscript
 from tree_sitter import Language, Node, Parser
 
+from agent.parse import speedups
 from agent.parse.facts import FileFacts
 from agent.parse.text import Lines, is_code_line
 
@@ -76,7 +77,8 @@ class Piece:
 def _recover(src: bytes) -> tuple[bytes, dict[int, str]]:
     """Blank what the grammar cannot read; return the bytes to parse and {row: what was recovered}."""
     notes: dict[int, str] = {}
-    if b"sync" not in src and b"$%" not in src:
+    c = speedups.C
+    if not (c.has_recover_cues(src) if c is not None else b"sync" in src or b"$%" in src):
         return src, notes
     buf = bytearray(src)
     for rx, group, label in _RECOVER:
