@@ -1459,6 +1459,105 @@ static PyObject *sp_has_recover_cues(PyObject *self, PyObject *src)
     Py_RETURN_FALSE;
 }
 
+/* UTF-8 size of text[s:e]; -1 when it holds a surrogate (str.encode("utf-8") would raise). */
+static Py_ssize_t utf8_size(int kind, const void *data, Py_ssize_t s, Py_ssize_t e)
+{
+    Py_ssize_t n = e - s;
+    for (Py_ssize_t i = s; i < e; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 0x80)
+            continue;
+        if (c < 0x800)
+            n += 1;
+        else if (c >= 0xD800 && c <= 0xDFFF)
+            return -1;
+        else
+            n += c < 0x10000 ? 2 : 3;
+    }
+    return n;
+}
+
+/* code_spans(text, [(start, last), ...]) -> [(code, start_byte, end_byte), ...] as
+ * gdscript._code_spans for a text without "\r" (rows split on "\n"; ranges ascending, disjoint,
+ * within the rows); None when the text has a CR or a surrogate (the Python path then runs). */
+static PyObject *sp_code_spans(PyObject *self, PyObject *args)
+{
+    PyObject *text, *ranges;
+    if (!PyArg_ParseTuple(args, "UO!:code_spans", &text, &PyList_Type, &ranges))
+        return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    int ascii = PyUnicode_IS_ASCII(text);
+    if (PyUnicode_FindChar(text, '\r', 0, len, 1) != -1)
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(ranges);
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t row = 0, cpos = 0, bpos = 0; /* row `row` starts at character cpos, byte bpos */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *r = PyList_GET_ITEM(ranges, k);
+        Py_ssize_t start, last;
+        if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2) {
+            PyErr_SetString(PyExc_TypeError, "code_spans: ranges must be (start, last) tuples");
+            goto fail;
+        }
+        start = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 0));
+        last = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 1));
+        if ((start == -1 || last == -1) && PyErr_Occurred())
+            goto fail;
+        if (start < row || last <= start) {
+            PyErr_SetString(PyExc_ValueError, "code_spans: ranges must ascend without overlap");
+            goto fail;
+        }
+        Py_ssize_t c = cpos;
+        for (; row < start; row++) { /* skip to the start row */
+            c = PyUnicode_FindChar(text, '\n', c, len, 1);
+            if (c < 0)
+                goto out_of_rows;
+            c++;
+        }
+        Py_ssize_t gap_bytes = ascii ? c - cpos : utf8_size(kind, data, cpos, c);
+        if (gap_bytes < 0)
+            goto surrogate;
+        bpos += gap_bytes;
+        cpos = c;
+        Py_ssize_t e = cpos; /* becomes the end of row last - 1 (its "\n", or the text's end) */
+        for (Py_ssize_t rr = start; rr < last; rr++) {
+            Py_ssize_t nl = PyUnicode_FindChar(text, '\n', e, len, 1);
+            if (rr < last - 1) {
+                if (nl < 0)
+                    goto out_of_rows;
+                e = nl + 1;
+            }
+            else
+                e = nl < 0 ? len : nl;
+        }
+        Py_ssize_t code_bytes = ascii ? e - cpos : utf8_size(kind, data, cpos, e);
+        if (code_bytes < 0)
+            goto surrogate;
+        PyObject *code = PyUnicode_Substring(text, cpos, e);
+        PyObject *t = code ? Py_BuildValue("(Nnn)", code, bpos, bpos + code_bytes) : NULL;
+        if (t == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, k, t);
+        bpos += code_bytes + 1;
+        cpos = e + 1;
+        row = last;
+    }
+    return out;
+out_of_rows:
+    PyErr_SetString(PyExc_ValueError, "code_spans: a range goes past the text's rows");
+    goto fail;
+surrogate:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* ---- tree copies for the parse cache ----------------------------------------------------------- */
 
 #define TREE_MAX_DEPTH 64
@@ -1552,6 +1651,9 @@ static PyMethodDef methods[] = {
     {"mask_comments", sp_mask_comments, METH_O,
      "(comments removed, comments and string contents removed); as agent.parse.facts.mask_comments."},
     {"scan", sp_scan, METH_O, "As agent.parse.scan.scan."},
+    {"code_spans", sp_code_spans, METH_VARARGS,
+     "code_spans(text, [(start, last), ...]) -> [(code, start_byte, end_byte), ...] as\n"
+     "gdscript._code_spans, or None for a text with a CR or a surrogate."},
     {"has_recover_cues", sp_has_recover_cues, METH_O,
      "has_recover_cues(src: bytes) -> b\"sync\" in src or b\"$%\" in src (what gdscript._recover looks for)."},
     {"tree_copy", sp_tree_copy, METH_VARARGS,
