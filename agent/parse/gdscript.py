@@ -333,10 +333,12 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
         # the masked rows up to the last group's only (declarations usually open the file): rows
         # 0..k of `masked.split("\n", k + 1)` are those of `masked.split("\n")`
         m_lines = facts.masked.split("\n", max(p.end for p in groups) + 1)
+        find_names = _VAR_NAME.findall  # one group: the names, as `m.group(1)` of each match
         for p in groups:
             for r in range(p.start, p.end + 1):
-                for m in _VAR_NAME.finditer(m_lines[r]):
-                    decl_text.setdefault(m.group(1), rows[r])
+                for name in find_names(m_lines[r]):
+                    if name not in decl_text:
+                        decl_text[name] = rows[r]
     has_decl = decl_text.__contains__
 
     drafts: list[dict[str, Any]] = []
