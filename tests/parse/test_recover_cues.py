@@ -10,7 +10,9 @@ from agent.parse import speedups
 from agent.parse.gdscript import _recover
 
 C = speedups.compiled
-needs_c = pytest.mark.skipif(C is None, reason="agent.parse._speedups is not built (no C compiler at install?)")
+needs_c = pytest.mark.skipif(
+    C is None, reason="agent.parse._speedups is not built (no C compiler at install?)"
+)
 
 
 def _pure(src: bytes) -> bool:
@@ -20,7 +22,8 @@ def _pure(src: bytes) -> bool:
 @needs_c
 def test_random_bytes_agree() -> None:
     rng = random.Random(11)
-    alphabet = [b"s", b"y", b"n", b"c", b"$", b"%", b"\x00", b"\n", b"\r", "é".encode(), "𝔘".encode(), b" "]
+    alphabet = [b"s", b"y", b"n", b"c", b"$", b"%", b"\x00", b"\n", b"\r", b" "]
+    alphabet += ["é".encode(), "𝔘".encode()]
     for _ in range(5000):
         src = b"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         assert C.has_recover_cues(src) == _pure(src), src
@@ -29,8 +32,10 @@ def test_random_bytes_agree() -> None:
 @needs_c
 @pytest.mark.parametrize(
     "src",
-    [b"", b"s", b"syn", b"sync", b"\x00sync", b"$", b"%$", b"$%", b"x" * 100_000 + b"sync", b"x" * 100_000 + b"$",
-     b"\xef\xbb\xbfsync func f():", "é$%".encode()],
+    [
+        *(b"", b"s", b"syn", b"sync", b"\x00sync", b"$", b"%$", b"$%"),
+        *(b"x" * 100_000 + b"sync", b"x" * 100_000 + b"$", b"\xef\xbb\xbfsync func f():", "é$%".encode()),
+    ],
 )
 def test_edges_agree(src: bytes) -> None:
     assert C.has_recover_cues(src) == _pure(src)

@@ -14,7 +14,9 @@ from agent.parse import cache, chunk_file, clear_cache, speedups
 from tests.parse.helpers import source
 
 C = speedups.compiled
-needs_c = pytest.mark.skipif(C is None, reason="agent.parse._speedups is not built (no C compiler at install?)")
+needs_c = pytest.mark.skipif(
+    C is None, reason="agent.parse._speedups is not built (no C compiler at install?)"
+)
 
 LEAVES = ["", "a", "é", "𝔘", "\x00", "x" * 10_000, 0, -1, 2**100, 1.5, True, False, None, b"\xff"]
 
@@ -25,7 +27,8 @@ def _tree(rng: random.Random, depth: int = 0) -> object:
         return rng.choice(LEAVES)
     if r < 0.7:
         return [_tree(rng, depth + 1) for _ in range(rng.randint(0, 6))]
-    return {f"k{rng.randint(0, 9)}{rng.choice(['', 'é', '𝔘'])}": _tree(rng, depth + 1) for _ in range(rng.randint(0, 6))}
+    keys = [f"k{rng.randint(0, 9)}{rng.choice(['', 'é', '𝔘'])}" for _ in range(rng.randint(0, 6))]
+    return {k: _tree(rng, depth + 1) for k in keys}
 
 
 def _containers(o: object) -> list[object]:
@@ -57,7 +60,8 @@ def test_random_trees_copied_equal_and_disjoint(frozen: bool) -> None:
         copied = _containers(copy)
         assert not originals & {id(x) for x in copied}  # no container shared
         for x in copied:
-            holds_container = any(isinstance(v, (dict, list)) for v in (x.values() if isinstance(x, dict) else x))
+            items = x.values() if isinstance(x, dict) else x
+            holds_container = any(isinstance(v, (dict, list)) for v in items)
             assert gc.is_tracked(x) == (not frozen and holds_container)
 
 
@@ -127,7 +131,8 @@ def test_cache_entries_are_private_copies(pure: bool) -> None:
         first[1].extra["syntax"]["annotations"].append("@mutated")
         first[1].extra["identifiers"].clear()
         second = chunk_file(source("b.gd", TEXT))
-        assert [c.model_dump_json().replace('"b.gd:', '"a.gd:').replace('"b.gd"', '"a.gd"') for c in second] == dumps
+        moved = [c.model_dump_json().replace('"b.gd:', '"a.gd:').replace('"b.gd"', '"a.gd"') for c in second]
+        assert moved == dumps
         second[0].extra["syntax"]["tool"] = True
         third = chunk_file(source("a.gd", TEXT))
         assert [c.model_dump_json() for c in third] == dumps
