@@ -1647,6 +1647,342 @@ static PyObject *sp_tree_copy(PyObject *self, PyObject *args)
     return tree_copy(o, 0, frozen);
 }
 
+/* ---- drafts: the draft loop of gdscript.chunk_gdscript ------------------------------------------
+ *
+ * One call per file builds every chunk draft (the dict layout of agent.parse.DRAFT_LAYOUT, keys in
+ * that order) from the pieces, their row ranges, facts dicts and (code, start_byte, end_byte)
+ * spans. The Python loop in gdscript._drafts_py is the reference; this does the same steps (local
+ * ids with ordinals and ~k suffixes, leading annotations, the surrounding context, node_kind,
+ * span, sha256 of the code's UTF-8) without an interpreter round per chunk. The recovered-keyword
+ * notes are added by Python before either loop runs. Anything not of the expected type raises
+ * (TypeError / KeyError / ValueError), as the Python loop would. */
+enum { D_CHUNK_ID, D_ORDER, D_SOURCE_FILE, D_SOURCE_SHA, D_KIND, D_NODE_KIND, D_NAME, D_SPAN, D_CODE, D_SHA,
+       D_SYMBOLS, D_CALLS, D_REFS, D_CONTEXT, D_STATUS, D_EXTRA, N_DKEYS };
+static const char *DKEY_NAMES[N_DKEYS] = {
+    "chunk_id", "chunk_order", "source_file", "source_sha256", "chunk_kind", "node_kind", "name", "span",
+    "code_text", "sha256", "symbol_candidates", "api_call_candidates", "reference_candidates",
+    "surrounding_context", "parse_status", "extra",
+};
+static PyObject *DKEYS[N_DKEYS];
+enum { S_START_LINE, S_END_LINE, S_START_BYTE, S_END_BYTE, N_SKEYS };
+static const char *SKEY_NAMES[N_SKEYS] = {"start_line", "end_line", "start_byte", "end_byte"};
+static PyObject *SKEYS[N_SKEYS];
+/* Piece attributes, other keys and the literals the loop joins with; created at import */
+enum { A_KIND, A_NODE_KINDS, A_NAME, A_STATUS, A_NOTES, A_LEADING, A_HEXDIGEST, A_STRIP, A_EMPTY, A_NL,
+       A_PLUS, N_ATTRS };
+static const char *ATTR_NAMES[N_ATTRS] = {
+    "kind", "node_kinds", "name", "status", "notes", "leading_annotations", "hexdigest", "strip", "", "\n",
+    "+",
+};
+static PyObject *ATTRS[N_ATTRS];
+static PyObject *ZERO, *ONE; /* chunk_order's placeholder 0; a first sighting in `seen` */
+#define MAX_CONTEXT_USED 12 /* as `used[:12]` */
+
+/* counts[key] += 1 (from 0); the new count, or -1 with an exception */
+static Py_ssize_t count_up(PyObject *counts, PyObject *key)
+{
+    PyObject *old = PyDict_GetItemWithError(counts, key); /* borrowed */
+    if (old == NULL && PyErr_Occurred())
+        return -1;
+    Py_ssize_t n = old == NULL ? 1 : PyLong_AsSsize_t(old) + 1;
+    if (n == 0 && PyErr_Occurred())
+        return -1;
+    PyObject *v = PyLong_FromSsize_t(n);
+    if (v == NULL)
+        return -1;
+    int rc = PyDict_SetItem(counts, key, v);
+    Py_DECREF(v);
+    return rc < 0 ? -1 : n;
+}
+
+/* the local id: `kind:n` (ordinal kinds, or no name) else `kind:name`; `~k` on the k-th repeat */
+static PyObject *local_id(PyObject *kind, PyObject *name, Py_ssize_t n, PyObject *ordinal, PyObject *seen)
+{
+    int ord = PySequence_Contains(ordinal, kind);
+    if (ord < 0)
+        return NULL;
+    int named = ord ? 0 : PyObject_IsTrue(name);
+    if (named < 0)
+        return NULL;
+    PyObject *id = named ? PyUnicode_FromFormat("%S:%S", kind, name) : PyUnicode_FromFormat("%S:%zd", kind, n);
+    if (id == NULL)
+        return NULL;
+    PyObject *prev = PyDict_GetItemWithError(seen, id); /* borrowed */
+    if (prev == NULL) {
+        if (PyErr_Occurred() || PyDict_SetItem(seen, id, ONE) < 0) {
+            Py_DECREF(id);
+            return NULL;
+        }
+        return id;
+    }
+    Py_ssize_t k = count_up(seen, id);
+    if (k < 0) {
+        Py_DECREF(id);
+        return NULL;
+    }
+    PyObject *out = PyUnicode_FromFormat("%U~%zd", id, k);
+    Py_DECREF(id);
+    return out;
+}
+
+/* surrounding_context of a function / inner class / unparsed chunk: the extends text, then the
+ * declaration rows of up to 12 identifiers it uses that are declared at file level and not in
+ * the chunk itself, stripped; the stripped extends text when there are none */
+static PyObject *used_context(PyObject *extra, PyObject *decl_text, PyObject *extends_text,
+                              PyObject *extends_stripped)
+{
+    if (PyDict_GET_SIZE(decl_text) == 0)
+        return Py_NewRef(extends_stripped);
+    PyObject *ids = PyDict_GetItemWithError(extra, KEYS[K_IDENTIFIERS]); /* borrowed */
+    if (ids == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, KEYS[K_IDENTIFIERS]);
+        return NULL;
+    }
+    PyObject *used = PyList_New(0), *it = PyObject_GetIter(ids), *item, *declared = NULL, *out = NULL;
+    if (used == NULL || it == NULL)
+        goto done;
+    while ((item = PyIter_Next(it)) != NULL) {
+        int has = PyDict_Contains(decl_text, item);
+        if (has > 0 && PyList_Append(used, item) < 0)
+            has = -1;
+        Py_DECREF(item);
+        if (has < 0)
+            goto done;
+    }
+    if (PyErr_Occurred())
+        goto done;
+    if (PyList_GET_SIZE(used) == 0) {
+        out = Py_NewRef(extends_stripped);
+        goto done;
+    }
+    PyObject *names = PyDict_GetItemWithError(extra, KEYS[K_DECLARED]); /* borrowed */
+    if (names == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, KEYS[K_DECLARED]);
+        goto done;
+    }
+    int any = PyObject_IsTrue(names);
+    if (any < 0 || (any && (declared = PySet_New(names)) == NULL))
+        goto done;
+    /* [extends_text, decl_text[i] for the first 12 used i not in declared] */
+    PyObject *parts = PyList_New(1);
+    if (parts == NULL)
+        goto done;
+    PyList_SET_ITEM(parts, 0, Py_NewRef(extends_text));
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(used) && PyList_GET_SIZE(parts) <= MAX_CONTEXT_USED; i++) {
+        PyObject *u = PyList_GET_ITEM(used, i);
+        int own = declared != NULL ? PySet_Contains(declared, u) : 0;
+        PyObject *row = own == 0 ? PyDict_GetItemWithError(decl_text, u) : NULL; /* borrowed */
+        if (own < 0 || (own == 0 && (row == NULL || PyList_Append(parts, row) < 0))) {
+            if (own == 0 && row == NULL && !PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, u);
+            Py_DECREF(parts);
+            goto done;
+        }
+    }
+    if (PyList_GET_SIZE(parts) == 1) { /* all of them declared in the chunk */
+        out = Py_NewRef(extends_stripped);
+    } else {
+        PyObject *joined = PyUnicode_Join(ATTRS[A_NL], parts);
+        if (joined != NULL) {
+            out = PyObject_CallMethodNoArgs(joined, ATTRS[A_STRIP]);
+            Py_DECREF(joined);
+        }
+    }
+    Py_DECREF(parts);
+done:
+    Py_XDECREF(used);
+    Py_XDECREF(it);
+    Py_XDECREF(declared);
+    return out;
+}
+
+/* node_kinds[0] when there is one, else "+".join(dict.fromkeys(node_kinds)) */
+static PyObject *node_kind(PyObject *kinds)
+{
+    if (PyList_CheckExact(kinds) && PyList_GET_SIZE(kinds) == 1)
+        return Py_NewRef(PyList_GET_ITEM(kinds, 0));
+    PyObject *uniq = PyDict_New(), *it = PyObject_GetIter(kinds), *item, *keys = NULL, *out = NULL;
+    if (uniq == NULL || it == NULL)
+        goto done;
+    while ((item = PyIter_Next(it)) != NULL) {
+        int rc = PyDict_SetDefault(uniq, item, Py_None) == NULL ? -1 : 0;
+        Py_DECREF(item);
+        if (rc < 0)
+            goto done;
+    }
+    if (PyErr_Occurred() || (keys = PyDict_Keys(uniq)) == NULL)
+        goto done;
+    out = PyUnicode_Join(ATTRS[A_PLUS], keys);
+done:
+    Py_XDECREF(uniq);
+    Py_XDECREF(it);
+    Py_XDECREF(keys);
+    return out;
+}
+
+/* sha256(code.encode()).hexdigest() with the given sha256 constructor */
+static PyObject *hex_sha256(PyObject *sha256, PyObject *code)
+{
+    if (!PyUnicode_Check(code)) {
+        PyErr_SetString(PyExc_TypeError, "drafts: code must be str");
+        return NULL;
+    }
+    PyObject *raw = PyUnicode_AsUTF8String(code); /* strict, as str.encode(): a lone surrogate raises */
+    if (raw == NULL)
+        return NULL;
+    PyObject *h = PyObject_CallOneArg(sha256, raw);
+    Py_DECREF(raw);
+    if (h == NULL)
+        return NULL;
+    PyObject *hex = PyObject_CallMethodNoArgs(h, ATTRS[A_HEXDIGEST]);
+    Py_DECREF(h);
+    return hex;
+}
+
+/* d[key] = v, stealing v (NULL v: the error is passed on) */
+static int dset_steal(PyObject *d, PyObject *key, PyObject *v)
+{
+    if (v == NULL)
+        return -1;
+    int rc = PyDict_SetItem(d, key, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* facts[key] (borrowed), KeyError when missing */
+static PyObject *fact(PyObject *facts, PyObject *key)
+{
+    PyObject *v = PyDict_GetItemWithError(facts, key);
+    if (v == NULL && !PyErr_Occurred())
+        PyErr_SetObject(PyExc_KeyError, key);
+    return v;
+}
+
+static PyObject *one_draft(PyObject *p, PyObject *range, PyObject *facts, PyObject *span, PyObject *decl_text,
+                           PyObject *extends_text, PyObject *extends_stripped, PyObject *ordinal,
+                           PyObject *context_kinds, PyObject *no_context_kinds, PyObject *sha256,
+                           PyObject *counters, PyObject *seen)
+{
+    PyObject *kind = NULL, *name = NULL, *node_kinds = NULL, *status = NULL, *notes = NULL, *id = NULL;
+    PyObject *context = NULL, *d = NULL, *sd = NULL, *extra, *sym, *calls, *refs;
+    Py_ssize_t start, n;
+    int has_notes, in_ctx, in_none = 0;
+    if (!PyTuple_CheckExact(range) || PyTuple_GET_SIZE(range) != 2 || !PyTuple_CheckExact(span) ||
+        PyTuple_GET_SIZE(span) != 3 || !PyDict_CheckExact(facts)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "drafts: ranges are (start, last), spans (code, start_byte, end_byte), facts dicts");
+        return NULL;
+    }
+    start = PyLong_AsSsize_t(PyTuple_GET_ITEM(range, 0));
+    if (start == -1 && PyErr_Occurred())
+        return NULL;
+    if ((extra = fact(facts, KEYS[K_EXTRA])) == NULL) /* borrowed */
+        return NULL;
+    if (!PyDict_Check(extra)) {
+        PyErr_SetString(PyExc_TypeError, "drafts: extra must be a dict");
+        return NULL;
+    }
+    Py_INCREF(extra); /* held: the attribute lookups below may run Python code */
+    if ((kind = PyObject_GetAttr(p, ATTRS[A_KIND])) == NULL || (name = PyObject_GetAttr(p, ATTRS[A_NAME])) == NULL ||
+        (node_kinds = PyObject_GetAttr(p, ATTRS[A_NODE_KINDS])) == NULL ||
+        (status = PyObject_GetAttr(p, ATTRS[A_STATUS])) == NULL ||
+        (notes = PyObject_GetAttr(p, ATTRS[A_NOTES])) == NULL)
+        goto done;
+    if ((n = count_up(counters, kind)) < 0 || (id = local_id(kind, name, n, ordinal, seen)) == NULL)
+        goto done;
+    if ((has_notes = PyObject_IsTrue(notes)) < 0 ||
+        (has_notes && PyDict_SetItem(extra, ATTRS[A_LEADING], notes) < 0))
+        goto done;
+    if ((in_ctx = PySequence_Contains(context_kinds, kind)) > 0)
+        context = used_context(extra, decl_text, extends_text, extends_stripped);
+    else if (in_ctx == 0 && (in_none = PySequence_Contains(no_context_kinds, kind)) > 0)
+        context = Py_NewRef(ATTRS[A_EMPTY]);
+    else if (in_ctx == 0 && in_none == 0)
+        context = Py_NewRef(extends_text);
+    if (context == NULL)
+        goto done;
+    if ((d = PyDict_New()) == NULL || (sd = PyDict_New()) == NULL)
+        goto fail;
+    /* keys in DRAFT_LAYOUT order: the order model_dump follows */
+    if (PyDict_SetItem(d, DKEYS[D_CHUNK_ID], id) < 0 || PyDict_SetItem(d, DKEYS[D_ORDER], ZERO) < 0 ||
+        PyDict_SetItem(d, DKEYS[D_SOURCE_FILE], ATTRS[A_EMPTY]) < 0 ||
+        PyDict_SetItem(d, DKEYS[D_SOURCE_SHA], ATTRS[A_EMPTY]) < 0 || PyDict_SetItem(d, DKEYS[D_KIND], kind) < 0 ||
+        dset_steal(d, DKEYS[D_NODE_KIND], node_kind(node_kinds)) < 0 ||
+        PyDict_SetItem(d, DKEYS[D_NAME], name) < 0 ||
+        dset_steal(sd, SKEYS[S_START_LINE], PyLong_FromSsize_t(start + 1)) < 0 ||
+        PyDict_SetItem(sd, SKEYS[S_END_LINE], PyTuple_GET_ITEM(range, 1)) < 0 ||
+        PyDict_SetItem(sd, SKEYS[S_START_BYTE], PyTuple_GET_ITEM(span, 1)) < 0 ||
+        PyDict_SetItem(sd, SKEYS[S_END_BYTE], PyTuple_GET_ITEM(span, 2)) < 0 ||
+        PyDict_SetItem(d, DKEYS[D_SPAN], sd) < 0 ||
+        PyDict_SetItem(d, DKEYS[D_CODE], PyTuple_GET_ITEM(span, 0)) < 0 ||
+        dset_steal(d, DKEYS[D_SHA], hex_sha256(sha256, PyTuple_GET_ITEM(span, 0))) < 0 ||
+        (sym = fact(facts, KEYS[K_SYMBOLS])) == NULL || PyDict_SetItem(d, DKEYS[D_SYMBOLS], sym) < 0 ||
+        (calls = fact(facts, KEYS[K_CALLS])) == NULL || PyDict_SetItem(d, DKEYS[D_CALLS], calls) < 0 ||
+        (refs = fact(facts, KEYS[K_REFS])) == NULL || PyDict_SetItem(d, DKEYS[D_REFS], refs) < 0 ||
+        PyDict_SetItem(d, DKEYS[D_CONTEXT], context) < 0 || PyDict_SetItem(d, DKEYS[D_STATUS], status) < 0 ||
+        PyDict_SetItem(d, DKEYS[D_EXTRA], extra) < 0)
+        goto fail;
+    goto done;
+fail:
+    Py_CLEAR(d);
+done:
+    Py_XDECREF(sd);
+    Py_XDECREF(context);
+    Py_XDECREF(id);
+    Py_XDECREF(kind);
+    Py_XDECREF(name);
+    Py_XDECREF(node_kinds);
+    Py_XDECREF(status);
+    Py_XDECREF(notes);
+    Py_DECREF(extra);
+    return d;
+}
+
+static PyObject *sp_drafts(PyObject *self, PyObject *args)
+{
+    PyObject *pieces, *ranges, *facts, *spans, *decl_text, *extends_text, *extends_stripped, *ordinal, *ctx, *no_ctx,
+        *sha256;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!UUOOOO:drafts", &PyList_Type, &pieces, &PyList_Type, &ranges,
+                          &PyList_Type, &facts, &PyList_Type, &spans, &PyDict_Type, &decl_text, &extends_text,
+                          &extends_stripped, &ordinal, &ctx, &no_ctx, &sha256))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(pieces);
+    if (PyList_GET_SIZE(ranges) != n || PyList_GET_SIZE(facts) != n || PyList_GET_SIZE(spans) != n) {
+        PyErr_SetString(PyExc_ValueError, "drafts: pieces, ranges, facts and spans differ in length");
+        return NULL;
+    }
+    PyObject *counters = PyDict_New(), *seen = PyDict_New(), *out = PyList_New(n);
+    for (Py_ssize_t i = 0; counters != NULL && seen != NULL && out != NULL && i < n; i++) {
+        /* one_draft may run Python code (see below) that resizes a list: re-check the bound */
+        if (i >= PyList_GET_SIZE(pieces) || i >= PyList_GET_SIZE(ranges) || i >= PyList_GET_SIZE(facts) ||
+            i >= PyList_GET_SIZE(spans)) {
+            PyErr_SetString(PyExc_RuntimeError, "drafts: a list changed size");
+            Py_CLEAR(out);
+            break;
+        }
+        /* strong references: Python code run on the way (hashes, attribute lookups, the sha256
+         * constructor) could otherwise drop the lists' items from under us */
+        PyObject *p = Py_NewRef(PyList_GET_ITEM(pieces, i)), *r = Py_NewRef(PyList_GET_ITEM(ranges, i));
+        PyObject *f = Py_NewRef(PyList_GET_ITEM(facts, i)), *s = Py_NewRef(PyList_GET_ITEM(spans, i));
+        PyObject *d = one_draft(p, r, f, s, decl_text, extends_text, extends_stripped, ordinal, ctx, no_ctx, sha256,
+                                counters, seen);
+        Py_DECREF(p);
+        Py_DECREF(r);
+        Py_DECREF(f);
+        Py_DECREF(s);
+        if (d == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, d);
+    }
+    Py_XDECREF(counters);
+    Py_XDECREF(seen);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"mask_comments", sp_mask_comments, METH_O,
      "(comments removed, comments and string contents removed); as agent.parse.facts.mask_comments."},
@@ -1669,6 +2005,9 @@ static PyMethodDef methods[] = {
     {"chunk_facts", sp_chunk_facts, METH_VARARGS,
      "chunk_facts(masked, no_comments, [(start, end), ...]) -> per row range: the facts dict\n"
      "FileFacts.chunk(start, end) returns (candidates and extra: syntax, declared_names, identifiers)."},
+    {"drafts", sp_drafts, METH_VARARGS,
+     "drafts(pieces, ranges, facts, spans, decl_text, extends_text, extends_stripped, ordinal_kinds,\n"
+     "context_kinds, no_context_kinds, sha256) -> the chunk drafts of gdscript._drafts_py (same args)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1689,6 +2028,17 @@ PyMODINIT_FUNC PyInit__speedups(void)
     for (int i = 0; i < N_FLAGS; i++)
         if ((FLAG_KEYS[i] = PyUnicode_InternFromString(FLAG_NAMES[i])) == NULL)
             return NULL;
+    for (int i = 0; i < N_DKEYS; i++)
+        if ((DKEYS[i] = PyUnicode_InternFromString(DKEY_NAMES[i])) == NULL)
+            return NULL;
+    for (int i = 0; i < N_SKEYS; i++)
+        if ((SKEYS[i] = PyUnicode_InternFromString(SKEY_NAMES[i])) == NULL)
+            return NULL;
+    for (int i = 0; i < N_ATTRS; i++)
+        if ((ATTRS[i] = PyUnicode_InternFromString(ATTR_NAMES[i])) == NULL)
+            return NULL;
+    if ((ZERO = PyLong_FromLong(0)) == NULL || (ONE = PyLong_FromLong(1)) == NULL)
+        return NULL;
     if ((SYNTAX_TEMPLATE = PyDict_New()) == NULL)
         return NULL;
     for (int i = 0; i < N_FLAGS; i++)

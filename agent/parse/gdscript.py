@@ -339,15 +339,46 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
                 for name in find_names(m_lines[r]):
                     if name not in decl_text:
                         decl_text[name] = rows[r]
-    has_decl = decl_text.__contains__
-
-    drafts: list[dict[str, Any]] = []
-    counters: dict[str, int] = {}
-    seen: dict[str, int] = {}
     n_lines = len(rows)
     ranges = [(p.start, p.end + 1 if p.end < n_lines else n_lines) for p in pieces]
     all_facts = facts.chunks(ranges)
     spans = _code_spans(text, rows, ranges)
+    if recovered:  # what was blanked before parsing, noted on the chunks holding those rows
+        for (start, last), chunk_facts in zip(ranges, all_facts, strict=True):
+            rec = sorted({recovered[r] for r in range(start, last) if r in recovered})
+            if rec:
+                extra = chunk_facts["extra"]
+                extra["recovered"] = rec
+                if "sync keyword" in rec:
+                    extra["syntax"]["rpc_keyword"] = extra["syntax"]["rpc_keyword"] or "sync"
+    args = (pieces, ranges, all_facts, spans, decl_text, extends_text, extends_stripped)
+    c = speedups.C
+    if c is not None:  # the same loop in one call
+        kinds = (_ORDINAL_KINDS, _CONTEXT_KINDS, _NO_CONTEXT_KINDS)
+        drafts: list[dict[str, Any]] = c.drafts(*args, *kinds, sha256)
+        return drafts
+    return _drafts_py(*args)
+
+
+def _drafts_py(
+    pieces: list[Piece],
+    ranges: list[tuple[int, int]],
+    all_facts: list[dict[str, Any]],
+    spans: list[tuple[str, int, int]],
+    decl_text: dict[str, str],
+    extends_text: str,
+    extends_stripped: str,
+) -> list[dict[str, Any]]:
+    """The chunk drafts of a file's pieces (the reference of the C `drafts`).
+
+    `ranges` are the pieces' (0-based first row, 1-based last line), `all_facts` their facts
+    dicts and `spans` their (code, start_byte, end_byte); `decl_text` maps each file-level
+    declared name to its declaration row, for the surrounding context.
+    """
+    drafts: list[dict[str, Any]] = []
+    counters: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    has_decl = decl_text.__contains__
     for p, (start, last), chunk_facts, (code, start_byte, end_byte) in zip(
         pieces, ranges, all_facts, spans, strict=True
     ):
@@ -361,12 +392,6 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
         else:
             seen[local_id] = 1
         extra = chunk_facts["extra"]
-        if recovered:
-            rec = sorted({recovered[r] for r in range(start, last) if r in recovered})
-            if rec:
-                extra["recovered"] = rec
-                if "sync keyword" in rec:
-                    extra["syntax"]["rpc_keyword"] = extra["syntax"]["rpc_keyword"] or "sync"
         if p.notes:
             extra["leading_annotations"] = p.notes
         if kind in _CONTEXT_KINDS:
