@@ -1676,6 +1676,7 @@ static const char *ATTR_NAMES[N_ATTRS] = {
 };
 static PyObject *ATTRS[N_ATTRS];
 static PyObject *ZERO, *ONE; /* chunk_order's placeholder 0; a first sighting in `seen` */
+static PyObject *DRAFT_TEMPLATE, *SPAN_TEMPLATE; /* the layouts' keys, in order, values None */
 #define MAX_CONTEXT_USED 12 /* as `used[:12]` */
 
 /* counts[key] += 1 (from 0); the new count, or -1 with an exception */
@@ -1903,7 +1904,10 @@ static PyObject *one_draft(PyObject *p, PyObject *range, PyObject *facts, PyObje
         context = Py_NewRef(extends_text);
     if (context == NULL)
         goto done;
-    if ((d = PyDict_New()) == NULL || (sd = PyDict_New()) == NULL)
+    /* copies of templates holding every key (values None, so untracked): one allocation each, no
+     * resizing as keys arrive; setting a key's value keeps its place, so the order is the layout's,
+     * and CPython tracks the dict once a container goes in, as for a dict literal */
+    if ((d = PyDict_Copy(DRAFT_TEMPLATE)) == NULL || (sd = PyDict_Copy(SPAN_TEMPLATE)) == NULL)
         goto fail;
     /* keys in DRAFT_LAYOUT order: the order model_dump follows */
     if (PyDict_SetItem(d, DKEYS[D_CHUNK_ID], id) < 0 || PyDict_SetItem(d, DKEYS[D_ORDER], ZERO) < 0 ||
@@ -2039,6 +2043,14 @@ PyMODINIT_FUNC PyInit__speedups(void)
             return NULL;
     if ((ZERO = PyLong_FromLong(0)) == NULL || (ONE = PyLong_FromLong(1)) == NULL)
         return NULL;
+    if ((DRAFT_TEMPLATE = PyDict_New()) == NULL || (SPAN_TEMPLATE = PyDict_New()) == NULL)
+        return NULL;
+    for (int i = 0; i < N_DKEYS; i++)
+        if (PyDict_SetItem(DRAFT_TEMPLATE, DKEYS[i], Py_None) < 0)
+            return NULL;
+    for (int i = 0; i < N_SKEYS; i++)
+        if (PyDict_SetItem(SPAN_TEMPLATE, SKEYS[i], Py_None) < 0)
+            return NULL;
     if ((SYNTAX_TEMPLATE = PyDict_New()) == NULL)
         return NULL;
     for (int i = 0; i < N_FLAGS; i++)

@@ -41,7 +41,7 @@ def _case(rng: random.Random) -> tuple[Any, ...]:
         last = start + rng.randint(1, 5)
         row = last
         node_kinds = [rng.choice(NODE_KINDS) for _ in range(rng.choice([1, 1, 2, 3, 0]))]
-        notes = [rng.choice(["@export", "@onready", '@rpc("any_peer")']) for _ in range(rng.choice([0, 0, 1, 2]))]
+        notes = [rng.choice(["@export", "@rpc(\"any_peer\")"]) for _ in range(rng.choice([0, 0, 1, 2]))]
         status = rng.choice(["ok", "error"])
         piece = Piece(rng.choice(KINDS), node_kinds, start, last - 1, rng.choice(NAMES), status, notes=notes)
         pieces.append(piece)
