@@ -39,7 +39,9 @@ _KIND_OF = {
     "constructor_definition": "function",
     "class_definition": "inner_class",
 }
-_NAMED_KINDS = frozenset(_KIND_OF.values())
+_NAMED_KINDS = frozenset(_KIND_OF.values())  # every kind `_pieces` names (all but "tool")
+# node types whose name `_name` reads from the "name" field first
+_NAME_FIELD_NODES = (_DECL_NODES | _KIND_OF.keys()) - {"constructor_definition", "extends_statement"}
 _ORDINAL_KINDS = {"class_extends", "tool", "unparsed"}
 _CONTEXT_KINDS = {"function", "inner_class", "unparsed"}  # extends + the declarations they use
 _NO_CONTEXT_KINDS = {"class_extends", "class_name", "tool"}
@@ -200,39 +202,51 @@ def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list
                 else:
                     pieces.append(piece)
             continue
-        if is_tool:
-            kind, status = "tool", "ok"
-        elif t in _DECL_NODES:
-            kind, status = "declaration_group", "partial" if node.has_error else "ok"
-        else:
-            kind, status = _KIND_OF[t], "partial" if node.has_error else "ok"
         start = row
         if lead is not None:
             # comments/annotations directly above belong to this declaration (a blank line breaks it)
             start = lead if row == lead_last + 1 or lead_notes else row
-        if kind == "declaration_group":
-            name = _name(node, t)
-            piece = Piece(kind, [t], start, last, name, status, [name] if name else [], lead_notes)
-        elif kind in _NAMED_KINDS:
-            piece = Piece(kind, [t], start, last, _name(node, t), status, [], lead_notes)
+        if is_tool:
+            kind, status, name = "tool", "ok", None
         else:
-            piece = Piece(kind, [t], start, last, None, status, [], lead_notes)
-        lead, lead_notes = None, []
+            kind = "declaration_group" if t in _DECL_NODES else _KIND_OF[t]
+            status = "partial" if node.has_error else "ok"
+            # every other kind is named (`_NAMED_KINDS`): `_name`, its usual case inlined
+            n = node.child_by_field_name("name") if t in _NAME_FIELD_NODES else None
+            if n is not None:
+                text = n.text
+                name = text.decode("utf-8", "replace") if text is not None else None
+            else:
+                name = _name(node, t)
         prev = pieces[-1] if pieces else None
-        if prev is not None and (
-            piece.start <= prev.end
-            or (
-                kind == "declaration_group"
-                and prev.kind == "declaration_group"
-                and piece.start == prev.end + 1
-            )
+        if (
+            prev is not None
+            and kind == "declaration_group"
+            and prev.kind == "declaration_group"
+            and start <= prev.end + 1
         ):
+            # the next line of a declaration group: `_merge(prev, Piece(...))` without the Piece
+            if last > prev.end:
+                prev.end = last
+            prev.node_kinds.append(t)
+            if name:
+                prev.declared.append(name)
+            if lead_notes:
+                prev.notes += lead_notes
+            if status != "ok" or prev.status != "ok":
+                prev.status = "partial"
+            lead, lead_notes = None, []
+            continue
+        declared = [name] if name and kind == "declaration_group" else []
+        piece = Piece(kind, [t], start, last, name, status, declared, lead_notes)
+        lead, lead_notes = None, []
+        if prev is not None and piece.start <= prev.end:
             _merge(prev, piece)
         else:
             pieces.append(piece)
     if lead is not None and lead_notes:
         # annotations with nothing after them: keep them visible
-        pieces.append(Piece("unparsed", ["annotation"], lead, root.end_point.row, status="error"))
+        pieces.append(Piece("unparsed", ["annotation"], lead, root.end_point.row + offset, status="error"))
     return pieces
 
 
