@@ -31,6 +31,10 @@ _set_dict = vars(BaseModel)["__dict__"].__set__
 _set_fields_set = vars(BaseModel)["__pydantic_fields_set__"].__set__
 _set_extra = vars(BaseModel)["__pydantic_extra__"].__set__
 _set_private = vars(BaseModel)["__pydantic_private__"].__set__
+_MODEL_DESCRIPTORS = tuple(  # what the setters above are bound to, for the C `make_chunks`
+    vars(BaseModel)[n]
+    for n in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+)
 
 
 def _name_suffix(path: str) -> tuple[str, str]:
@@ -138,15 +142,14 @@ def _chunks(file: SourceFile, first_order: int) -> list[Chunk]:
             d["span"] = Span.model_construct(**d["span"])
             chunks.append(Chunk.model_construct(**d))
         return chunks
+    c = speedups.C
+    if c is not None:  # the loop below in one call; fields-sets untracked, as untracked_copies makes them
+        models = (Span, Chunk, _SPAN_FIELDS, _CHUNK_FIELDS, _MODEL_DESCRIPTORS)
+        made: list[Chunk] = c.make_chunks(drafts, prefix, path, sha, first_order, *models)
+        return made
     new_span, new_chunk = Span.__new__, Chunk.__new__
     set_dict, set_fields_set, set_extra, set_private = _set_dict, _set_fields_set, _set_extra, _set_private
-    c = speedups.C
-    if c is not None:  # the fields-sets, as `set.copy()` makes them, but no collection walks them
-        span_sets = iter(c.untracked_copies(_SPAN_FIELDS, len(drafts)))
-        chunk_sets = iter(c.untracked_copies(_CHUNK_FIELDS, len(drafts)))
-        next_span_set, next_chunk_set = span_sets.__next__, chunk_sets.__next__
-    else:
-        next_span_set, next_chunk_set = _SPAN_FIELDS.copy, _CHUNK_FIELDS.copy
+    next_span_set, next_chunk_set = _SPAN_FIELDS.copy, _CHUNK_FIELDS.copy
     for order, d in enumerate(drafts, first_order):
         d["chunk_id"] = prefix + d["chunk_id"]
         d["chunk_order"] = order

@@ -1987,6 +1987,127 @@ static PyObject *sp_drafts(PyObject *self, PyObject *args)
     return out;
 }
 
+/* ---- make_chunks: the model-building loop of agent.parse._chunks --------------------------------
+ *
+ * Each draft becomes its Chunk's __dict__ as it is (as the Python loop does, which stays the
+ * reference): chunk_id gets the file's prefix, the order / source placeholders are filled, the
+ * span dict becomes a Span's __dict__, and both models get their fields-set (a set.copy() of the
+ * template, untracked when it holds strs only, as untracked_copies makes them) and None extra /
+ * private, all set through BaseModel's own slot descriptors. The objects are made by the
+ * classes' tp_new with no arguments, which is what `Span.__new__(Span)` calls. */
+static PyObject *EMPTY_TUPLE;
+
+/* desc.__set__(obj, value) */
+static int descr_set(PyObject *desc, PyObject *obj, PyObject *value)
+{
+    descrsetfunc set = Py_TYPE(desc)->tp_descr_set;
+    if (set == NULL) {
+        PyErr_SetString(PyExc_TypeError, "make_chunks: a descriptor without __set__");
+        return -1;
+    }
+    return set(desc, obj, value);
+}
+
+/* a new model object whose __dict__ is `dict`, fields-set a copy of `fields`, extra and private None */
+static PyObject *new_model(PyTypeObject *cls, PyObject *dict, PyObject *fields, int untrack, PyObject *const *desc)
+{
+    PyObject *obj = cls->tp_new(cls, EMPTY_TUPLE, NULL);
+    if (obj == NULL)
+        return NULL;
+    PyObject *set = PySet_New(fields); /* what set.copy() builds: same table, same order */
+    if (set == NULL) {
+        Py_DECREF(obj);
+        return NULL;
+    }
+    if (untrack)
+        PyObject_GC_UnTrack(set);
+    int rc = descr_set(desc[0], obj, dict) < 0 || descr_set(desc[1], obj, set) < 0 ||
+             descr_set(desc[2], obj, Py_None) < 0 || descr_set(desc[3], obj, Py_None) < 0;
+    Py_DECREF(set);
+    if (rc) {
+        Py_DECREF(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static int strs_only(PyObject *set)
+{
+    PyObject *key;
+    Py_ssize_t pos = 0;
+    Py_hash_t hash;
+    while (_PySet_NextEntry(set, &pos, &key, &hash))
+        if (!PyUnicode_CheckExact(key))
+            return 0;
+    return 1;
+}
+
+static PyObject *sp_make_chunks(PyObject *self, PyObject *args)
+{
+    PyObject *drafts, *prefix, *path, *sha, *span_cls, *chunk_cls, *span_fields, *chunk_fields, *desc_tuple;
+    Py_ssize_t first;
+    if (!PyArg_ParseTuple(args, "O!UUUnO!O!O!O!O!:make_chunks", &PyList_Type, &drafts, &prefix, &path, &sha, &first,
+                          &PyType_Type, &span_cls, &PyType_Type, &chunk_cls, &PySet_Type, &span_fields, &PySet_Type,
+                          &chunk_fields, &PyTuple_Type, &desc_tuple))
+        return NULL;
+    if (PyTuple_GET_SIZE(desc_tuple) != 4) {
+        PyErr_SetString(PyExc_TypeError, "make_chunks: 4 descriptors (__dict__, fields-set, extra, private)");
+        return NULL;
+    }
+    if (((PyTypeObject *)span_cls)->tp_new == NULL || ((PyTypeObject *)chunk_cls)->tp_new == NULL) {
+        PyErr_SetString(PyExc_TypeError, "make_chunks: a class without __new__");
+        return NULL;
+    }
+    PyObject *desc[4];
+    for (int i = 0; i < 4; i++)
+        desc[i] = PyTuple_GET_ITEM(desc_tuple, i);
+    int span_untrack = strs_only(span_fields), chunk_untrack = strs_only(chunk_fields);
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(drafts); i++) { /* the list's size read each round */
+        PyObject *d = Py_NewRef(PyList_GET_ITEM(drafts, i)), *id, *full = NULL, *order = NULL, *sd, *span = NULL;
+        PyObject *chunk = NULL;
+        int ok = 0;
+        if (!PyDict_Check(d)) {
+            PyErr_SetString(PyExc_TypeError, "make_chunks: drafts are dicts");
+            goto next;
+        }
+        if ((id = PyDict_GetItemWithError(d, DKEYS[D_CHUNK_ID])) == NULL) { /* borrowed */
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, DKEYS[D_CHUNK_ID]);
+            goto next;
+        }
+        if ((full = PyNumber_Add(prefix, id)) == NULL || PyDict_SetItem(d, DKEYS[D_CHUNK_ID], full) < 0 ||
+            (order = PyLong_FromSsize_t(first + i)) == NULL || PyDict_SetItem(d, DKEYS[D_ORDER], order) < 0 ||
+            PyDict_SetItem(d, DKEYS[D_SOURCE_FILE], path) < 0 || PyDict_SetItem(d, DKEYS[D_SOURCE_SHA], sha) < 0)
+            goto next;
+        if ((sd = PyDict_GetItemWithError(d, DKEYS[D_SPAN])) == NULL) { /* borrowed */
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, DKEYS[D_SPAN]);
+            goto next;
+        }
+        if ((span = new_model((PyTypeObject *)span_cls, sd, span_fields, span_untrack, desc)) == NULL ||
+            PyDict_SetItem(d, DKEYS[D_SPAN], span) < 0)
+            goto next;
+        if ((chunk = new_model((PyTypeObject *)chunk_cls, d, chunk_fields, chunk_untrack, desc)) == NULL ||
+            PyList_Append(out, chunk) < 0)
+            goto next;
+        ok = 1;
+    next:
+        Py_XDECREF(full);
+        Py_XDECREF(order);
+        Py_XDECREF(span);
+        Py_XDECREF(chunk);
+        Py_DECREF(d);
+        if (!ok) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"mask_comments", sp_mask_comments, METH_O,
      "(comments removed, comments and string contents removed); as agent.parse.facts.mask_comments."},
@@ -2012,6 +2133,9 @@ static PyMethodDef methods[] = {
     {"drafts", sp_drafts, METH_VARARGS,
      "drafts(pieces, ranges, facts, spans, decl_text, extends_text, extends_stripped, ordinal_kinds,\n"
      "context_kinds, no_context_kinds, sha256) -> the chunk drafts of gdscript._drafts_py (same args)."},
+    {"make_chunks", sp_make_chunks, METH_VARARGS,
+     "make_chunks(drafts, prefix, path, sha, first_order, Span, Chunk, span_fields, chunk_fields,\n"
+     "(dict, fields_set, extra, private descriptors)) -> the Chunk models agent.parse._chunks builds."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2042,6 +2166,8 @@ PyMODINIT_FUNC PyInit__speedups(void)
         if ((ATTRS[i] = PyUnicode_InternFromString(ATTR_NAMES[i])) == NULL)
             return NULL;
     if ((ZERO = PyLong_FromLong(0)) == NULL || (ONE = PyLong_FromLong(1)) == NULL)
+        return NULL;
+    if ((EMPTY_TUPLE = PyTuple_New(0)) == NULL)
         return NULL;
     if ((DRAFT_TEMPLATE = PyDict_New()) == NULL || (SPAN_TEMPLATE = PyDict_New()) == NULL)
         return NULL;
