@@ -1669,10 +1669,10 @@ static const char *SKEY_NAMES[N_SKEYS] = {"start_line", "end_line", "start_byte"
 static PyObject *SKEYS[N_SKEYS];
 /* Piece attributes, other keys and the literals the loop joins with; created at import */
 enum { A_KIND, A_NODE_KINDS, A_NAME, A_STATUS, A_NOTES, A_LEADING, A_HEXDIGEST, A_STRIP, A_EMPTY, A_NL,
-       A_PLUS, N_ATTRS };
+       A_PLUS, A_COLON, N_ATTRS };
 static const char *ATTR_NAMES[N_ATTRS] = {
     "kind", "node_kinds", "name", "status", "notes", "leading_annotations", "hexdigest", "strip", "", "\n",
-    "+",
+    "+", ":",
 };
 static PyObject *ATTRS[N_ATTRS];
 static PyObject *ZERO, *ONE; /* chunk_order's placeholder 0; a first sighting in `seen` */
@@ -1705,7 +1705,14 @@ static PyObject *local_id(PyObject *kind, PyObject *name, Py_ssize_t n, PyObject
     int named = ord ? 0 : PyObject_IsTrue(name);
     if (named < 0)
         return NULL;
-    PyObject *id = named ? PyUnicode_FromFormat("%S:%S", kind, name) : PyUnicode_FromFormat("%S:%zd", kind, n);
+    PyObject *id;
+    if (named && PyUnicode_CheckExact(kind) && PyUnicode_CheckExact(name)) { /* the usual case: two concats */
+        PyObject *head = PyUnicode_Concat(kind, ATTRS[A_COLON]);
+        id = head != NULL ? PyUnicode_Concat(head, name) : NULL;
+        Py_XDECREF(head);
+    }
+    else /* f-string semantics (str() of each part) for anything else */
+        id = named ? PyUnicode_FromFormat("%S:%S", kind, name) : PyUnicode_FromFormat("%S:%zd", kind, n);
     if (id == NULL)
         return NULL;
     PyObject *prev = PyDict_GetItemWithError(seen, id); /* borrowed */

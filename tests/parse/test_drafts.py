@@ -174,3 +174,19 @@ def test_drafts_no_leak() -> None:
     finally:
         tracemalloc.stop()
     assert grown < 20_000, grown
+
+
+def test_drafts_local_ids_of_odd_names_match() -> None:
+    names: list[Any] = [5, "x", "", None, "é𝔘", "x"]
+    pieces = [Piece("function", ["function_definition"], i, i, name) for i, name in enumerate(names)]
+    facts = [
+        {"symbol_candidates": [], "api_call_candidates": [], "reference_candidates": [],
+         "extra": {"declared_names": [], "identifiers": []}}
+        for _ in names
+    ]
+    rows = range(len(names))
+    args = (pieces, [(i, i + 1) for i in rows], facts, [("c", i, i + 1) for i in rows], {}, "", "")
+    py, c = _both(args)
+    assert c == py
+    assert [d["chunk_id"] for d in c] == ["function:5", "function:x", "function:3", "function:4",
+                                          "function:é𝔘", "function:x~2"]
