@@ -1446,6 +1446,24 @@ static PyObject *sp_untracked_copies(PyObject *self, PyObject *args)
 }
 
 /* has_recover_cues(src: bytes) -> `b"sync" in src or b"$%" in src` (glibc memmem: no per-byte loop) */
+/* Whether `before + anchor + after` occurs in data[:n] (before: 0 or 1 byte). Scans with memchr
+ * for the anchor, a byte rarer in code than the needle's first ('y' of "sync": ~1.7% of the
+ * bench corpus' bytes, '$' ~0.2%), and checks the neighbours at each hit: several times faster
+ * than memmem, whose short-needle search runs at ~1.3 GB/s here. */
+static int has_pair_at(const char *data, size_t n, char anchor, const char *before, const char *after)
+{
+    size_t nb = strlen(before), na = strlen(after);
+    const char *p = data + nb, *end = data + n;
+    if (n < nb + 1 + na)
+        return 0;
+    while (p + na < end && (p = memchr(p, anchor, (size_t)(end - na - p))) != NULL) {
+        if (memcmp(p - nb, before, nb) == 0 && memcmp(p + 1, after, na) == 0)
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
 static PyObject *sp_has_recover_cues(PyObject *self, PyObject *src)
 {
     if (!PyBytes_Check(src)) {
@@ -1454,9 +1472,7 @@ static PyObject *sp_has_recover_cues(PyObject *self, PyObject *src)
     }
     const char *data = PyBytes_AS_STRING(src);
     size_t n = (size_t)PyBytes_GET_SIZE(src);
-    if (memmem(data, n, "sync", 4) != NULL || memmem(data, n, "$%", 2) != NULL)
-        Py_RETURN_TRUE;
-    Py_RETURN_FALSE;
+    return PyBool_FromLong(has_pair_at(data, n, '$', "", "%") || has_pair_at(data, n, 'y', "s", "nc"));
 }
 
 /* UTF-8 size of text[s:e]; -1 when it holds a surrogate (str.encode("utf-8") would raise). */

@@ -53,3 +53,15 @@ def test_recover_same_with_either_path() -> None:
         got = _recover(src)
         with speedups.pure_python():
             assert _recover(src) == got
+
+
+@needs_c
+def test_every_short_string_agrees() -> None:
+    """All strings of up to 6 bytes over the needles' bytes and one other (the anchor-byte scan's
+    neighbour checks at every position, the text's start and end included)."""
+    import itertools
+
+    for n in range(7):
+        for parts in itertools.product(b"syc$%nx", repeat=n):
+            src = bytes(parts)
+            assert C.has_recover_cues(src) == _pure(src), src
