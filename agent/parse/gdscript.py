@@ -40,6 +40,8 @@ _KIND_OF = {
     "class_definition": "inner_class",
 }
 _NAMED_KINDS = frozenset(_KIND_OF.values())  # every kind `_pieces` names (all but "tool")
+# the piece kind of each declaration node type (what `_pieces` does not find here is special)
+_PIECE_KIND = {**dict.fromkeys(_DECL_NODES, "declaration_group"), **_KIND_OF}
 # node types whose name `_name` reads from the "name" field first
 _NAME_FIELD_NODES = (_DECL_NODES | _KIND_OF.keys()) - {"constructor_definition", "extends_statement"}
 _ORDINAL_KINDS = {"class_extends", "tool", "unparsed"}
@@ -170,46 +172,48 @@ def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list
         (row, col), (end_row, end_col) = node.start_point, node.end_point  # one call each: they allocate
         last = (end_row - 1 if end_col == 0 and end_row > row else end_row) + offset  # as `_last_row`
         row += offset
-        if t in ("comment", "region_start", "region_end"):
-            if col > 0 and pieces and lead is None:
-                pieces[-1].end = max(pieces[-1].end, last)  # trailing indented comment of the previous body
-            elif lead is None or (row > lead_last + 1 and not lead_notes):
-                lead, lead_last = row, last
-            else:
-                lead_last = last
-            continue
-        if t == "annotation":
-            text = node.text.decode("utf-8", "replace") if node.text else ""
-            if text.strip() == "@tool":
-                pieces.append(Piece("tool", [t], row, last, name=None))
-                lead, lead_notes = None, []
-                continue
-            if lead is None or (row > lead_last + 1 and not lead_notes):
-                lead = row
-            lead_last = last
-            lead_notes.append(text.strip())
-            continue
-        is_tool = t == "expression_statement" and node.text is not None and node.text.strip() == b"tool"
-        if t == "ERROR" or (t not in _DECL_NODES and t not in _KIND_OF and not is_tool):
-            # broken, or a statement that is not valid at class level
-            sub = _error_region(row, last, rows, depth)
-            if lead is not None:
-                sub[0].start = lead
-            lead, lead_notes = None, []
-            for piece in sub:
-                if pieces and piece.start <= pieces[-1].end:
-                    _merge(pieces[-1], piece)
+        kind = _PIECE_KIND.get(t)  # None: a comment, an annotation, `tool`, or broken
+        if kind is None:
+            if t in ("comment", "region_start", "region_end"):
+                if col > 0 and pieces and lead is None:
+                    pieces[-1].end = max(pieces[-1].end, last)  # an indented comment ends the last body
+                elif lead is None or (row > lead_last + 1 and not lead_notes):
+                    lead, lead_last = row, last
                 else:
-                    pieces.append(piece)
-            continue
+                    lead_last = last
+                continue
+            if t == "annotation":
+                text = node.text.decode("utf-8", "replace") if node.text else ""
+                if text.strip() == "@tool":
+                    pieces.append(Piece("tool", [t], row, last, name=None))
+                    lead, lead_notes = None, []
+                    continue
+                if lead is None or (row > lead_last + 1 and not lead_notes):
+                    lead = row
+                lead_last = last
+                lead_notes.append(text.strip())
+                continue
+            if t == "expression_statement" and node.text is not None and node.text.strip() == b"tool":
+                kind = "tool"
+            else:
+                # broken, or a statement that is not valid at class level
+                sub = _error_region(row, last, rows, depth)
+                if lead is not None:
+                    sub[0].start = lead
+                lead, lead_notes = None, []
+                for piece in sub:
+                    if pieces and piece.start <= pieces[-1].end:
+                        _merge(pieces[-1], piece)
+                    else:
+                        pieces.append(piece)
+                continue
         start = row
         if lead is not None:
             # comments/annotations directly above belong to this declaration (a blank line breaks it)
             start = lead if row == lead_last + 1 or lead_notes else row
-        if is_tool:
-            kind, status, name = "tool", "ok", None
+        if kind == "tool":
+            status, name = "ok", None
         else:
-            kind = "declaration_group" if t in _DECL_NODES else _KIND_OF[t]
             status = "partial" if node.has_error else "ok"
             # every other kind is named (`_NAMED_KINDS`): `_name`, its usual case inlined
             n = node.child_by_field_name("name") if t in _NAME_FIELD_NODES else None
