@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from itertools import filterfalse
+from operator import attrgetter
 from hashlib import sha256
 from dataclasses import dataclass, field
 from typing import Any
@@ -266,10 +267,13 @@ def _merge(prev: Piece, piece: Piece) -> None:
         prev.status = "partial"  # a declaration with broken lines folded in
 
 
+_START = attrgetter("start")  # a piece's first row: the sort key of `_cover`
+
+
 def _cover(pieces: list[Piece], text: list[str]) -> list[Piece]:
     """Fold overlapping pieces, then add `unparsed` pieces for code lines (of `text`) that no piece holds."""
     out: list[Piece] = []
-    for p in sorted(pieces, key=lambda p: p.start):
+    for p in sorted(pieces, key=_START):
         if out and p.start <= out[-1].end:
             _merge(out[-1], p)
             continue
@@ -285,7 +289,7 @@ def _cover(pieces: list[Piece], text: list[str]) -> list[Piece]:
                     r += 1
                 gaps.append(Piece("unparsed", ["uncovered"], s, r, status="error"))
             r += 1
-    return sorted(out + gaps, key=lambda p: p.start) if gaps else out
+    return sorted(out + gaps, key=_START) if gaps else out
 
 
 def _code_spans(text: str, rows: list[str], ranges: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
