@@ -9,6 +9,7 @@ The retriever sees only the query: trace fields (paths, chunk ids) never reach i
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ class RetrievalConfig:
     exact_boost: float = field(default=1.0, metadata={"description": "added to the fused score of exact hits"})
     trigram_probes: int = field(default=2, metadata={"description": "identifiers probed with trigram similarity"})
     trigram_threshold: float = field(default=0.7, metadata={"description": "pg_trgm word_similarity threshold"})
+    common_share: float = field(default=0.02, metadata={
+        "description": "names in more than this share of docs chunks stay out of the keyword and trigram legs"})
 
     def top_k(self, table: str) -> int:
         return {"docs_chunks": self.top_k_docs, "api_mapping": self.top_k_mappings,
@@ -59,6 +62,10 @@ def _embed_text(query: RetrieverQuery) -> str:
     return query.query_text or query.raw_chunk_text
 
 
+_COMMON_SQL = (
+    "SELECT word FROM ts_stat('SELECT search_tsv FROM godot_rag.docs_chunks')"
+    " WHERE ndoc > %s * (SELECT count(*) FROM godot_rag.docs_chunks)"
+)
 _URLS_SQL = "SELECT chunk_id, source_url FROM godot_rag.docs_chunks WHERE chunk_id = ANY(%s) AND source_url IS NOT NULL"
 
 
@@ -84,10 +91,22 @@ class Retriever:
         self.embedder = embedder
         self.config = config or RetrievalConfig()
         self.last_timings: dict[str, float] = {}
+        self._common: frozenset[str] | None = None
+        self._common_lock = threading.Lock()
+
+    def common_lexemes(self) -> frozenset[str]:
+        """Lexemes in more than `common_share` of the docs chunks; read once per retriever (~0.15 s on the full KB)."""
+        with self._common_lock:
+            if self._common is None:
+                with self.pool.connection() as conn:
+                    rows = conn.execute(_COMMON_SQL, (self.config.common_share,)).fetchall()
+                self._common = frozenset(r["word"] for r in rows)
+            return self._common
 
     def _params(self, query: RetrieverQuery, vector=None) -> tuple[dict[str, Any], int, list[str]]:
         terms = exact_terms(query)
-        idents, words = keyword_text(query, terms)
+        common = self.common_lexemes()
+        idents, words = keyword_text(query, terms, common)
         probes = trigram_probes(terms, self.config.trigram_probes)
         params: dict[str, Any] = {
             "terms": terms,

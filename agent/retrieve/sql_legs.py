@@ -81,19 +81,18 @@ def build_statement(*, n_probes: int, k: dict[str, int]) -> sql.Composed:
             " FROM godot_rag.dynamic_retrieval_view c"
             " WHERE c.table_name = {t} AND c.search_tsv @@ {tsq}").format(t=t, tsq=_TSQ)))
         if n_probes:
-            cond = sql.SQL(" OR ").join(
-                sql.SQL("{p} <%% c.search_text").format(p=sql.Placeholder(f"p{i}")) for i in range(n_probes))
-            best = sql.SQL("GREATEST({})").format(sql.SQL(", ").join(
-                sql.SQL("word_similarity({p}, c.search_text)").format(p=sql.Placeholder(f"p{i}"))
-                for i in range(n_probes)))
-            # among equal word similarities (a probe found whole in each), the closer whole string wins:
-            # `velocity` before `get_real_velocity`
-            closest = sql.SQL("GREATEST({})").format(sql.SQL(", ").join(
-                sql.SQL("similarity({p}, c.search_text)").format(p=sql.Placeholder(f"p{i}"))
-                for i in range(n_probes)))
+            # one ranked subquery per probe (each computes its own word_similarity once per candidate),
+            # then the best score per row: the top n of that equals the top n by GREATEST over all probes.
+            # Among equal similarities (a probe found whole in each) the shorter string is the closer
+            # match: `velocity` before `get_real_velocity`, as similarity() would rank them, for free.
+            per_probe = sql.SQL(" UNION ALL ").join(sql.SQL(
+                "(SELECT c.id, word_similarity({p}, c.search_text) AS score, -length(c.search_text) AS tie"
+                " FROM godot_rag.dynamic_retrieval_view c WHERE c.table_name = {t} AND {p} <%% c.search_text"
+                " ORDER BY 2 DESC, 3 DESC, c.id LIMIT {n})").format(p=sql.Placeholder(f"p{i}"), t=t, n=n)
+                for i in range(n_probes))
             parts.append(_top_then_rows("trigram", table, n, sql.SQL(
-                "SELECT c.id, {best}::float8 AS score, {closest} AS tie FROM godot_rag.dynamic_retrieval_view c"
-                " WHERE c.table_name = {t} AND ({cond})").format(best=best, closest=closest, t=t, cond=cond)))
+                "SELECT c.id, max(c.score)::float8 AS score, max(c.tie) AS tie FROM ({per_probe}) c GROUP BY c.id"
+            ).format(per_probe=per_probe)))
         parts.append(sql.SQL(
             "(SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
             " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.embedding IS NOT NULL"

@@ -15,6 +15,14 @@ STOP_IDENTIFIERS = frozenset(
     "delta _ready _process _physics_process _init value i j x y n".split()
 )
 
+# English words that say nothing in this corpus: the product's name and the words most docs chunks
+# contain (each is in more than 5% of the 22.6k chunks of the Godot 4.4 docs). OR-ed into the
+# keyword query they add a thousand matches to rank and no signal.
+GENERIC_WORDS = frozenset(
+    "godot gdscript description usage use uses used set get value values note see also one method methods "
+    "property properties default name create change changes current enable given type mode call text".split()
+)
+
 
 # GDScript 1 keywords in their syntactic position: they name the api_mapping syntax records
 # (`export` -> `@export`), which the chunker's symbol lists never contain.
@@ -24,6 +32,13 @@ _GODOT3_KEYWORDS = re.compile(
 
 # Godot 3 call forms with string method names: Thread.start(self, "m"), connect("signal", target, "m")
 _THREAD_START = re.compile(r"\.\s*start\s*\(\s*self\s*,\s*[\"']")
+# A script's own `var velocity`: in a Godot 3 KinematicBody script it collides with CharacterBody's
+# built-in property after migration; the mapping documenting that property matches on `velocity`.
+_VELOCITY_DECL = re.compile(r"^[ \t]*(?:@?\w+(?:\([^)\n]*\))?[ \t]+)*var[ \t]+velocity\b", re.MULTILINE)
+
+# Godot 3 parent calls: `.method(args)` at the start of a statement, or `func _init(a).(args)`
+_DOT_SUPER_CALL = re.compile(r"^[ \t]*\.[ \t]*[A-Za-z_]\w*[ \t]*\(|\bfunc[ \t]+_init[ \t]*\([^)\n]*\)[ \t]*\.[ \t]*\(",
+                             re.MULTILINE)
 _STRING_CONNECT = re.compile(r"\bconnect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[\w.$]+\s*,\s*[\"']")
 
 
@@ -47,26 +62,42 @@ def exact_terms(query: RetrieverQuery) -> list[str]:
         out.setdefault("Thread.start")
     if _STRING_CONNECT.search(query.raw_chunk_text):
         out.setdefault("connect")
+    if _DOT_SUPER_CALL.search(query.raw_chunk_text):
+        out.setdefault(".method()")
+    if _VELOCITY_DECL.search(query.raw_chunk_text):
+        out.setdefault("velocity")
     return [t for t in out if t not in STOP_IDENTIFIERS]
 
 
-def keyword_text(query: RetrieverQuery, identifiers: list[str]) -> tuple[str, str]:
+def keyword_text(query: RetrieverQuery, identifiers: list[str],
+                 common: frozenset[str] = frozenset()) -> tuple[str, str]:
     """(identifier text for `simple`, word text for `english`) in websearch syntax with OR semantics.
 
     Same recipe as `godot_rag.build_tsv`: identifiers unstemmed, prose stemmed. Only word
-    characters survive, so user text can never inject tsquery operators.
+    characters survive, so user text can never inject tsquery operators. Single names that are
+    `common` lexemes of the knowledge base (`Vector2`, `File`, `new`) are left out: OR-ed in, each
+    adds thousands of rows to rank and no signal (the exact and symbol legs still look them up);
+    dotted names stay, as phrases they are selective.
     """
-    idents = [t.replace(".", " ").lstrip("@") for t in identifiers[:16]]
+    idents = [t.replace(".", " ").lstrip("@") for t in identifiers[:16] if _IDENT.match(t)]
+    idents = [t for t in idents if " " in t or t.lower() not in common]
     words: dict[str, None] = {}
     for term in [*query.query_terms, *query.prompt_terms]:
         for w in _WORD.findall(term):
-            if w not in STOP_IDENTIFIERS and len(w) > 2 and w not in identifiers:
-                words.setdefault(w.lower())
+            low = w.lower()
+            if (w not in STOP_IDENTIFIERS and len(w) > 2 and w not in identifiers
+                    and low not in GENERIC_WORDS and low not in common):
+                words.setdefault(low)
     ident_text = " or ".join(f'"{t}"' if " " in t else t for t in idents if t)
     return ident_text, " or ".join(list(words)[:16])
 
 
-def trigram_probes(identifiers: list[str], limit: int = 2) -> list[str]:
-    """The most specific identifiers (longest first) for fuzzy matching on short search_text."""
-    singles = [t.lstrip("@") for t in identifiers if "." not in t and len(t) >= 6]
+def trigram_probes(identifiers: list[str], limit: int = 2, common: frozenset[str] = frozenset()) -> list[str]:
+    """The most specific identifiers (longest first) for fuzzy matching on short search_text.
+
+    A `common` name (`Vector2`) is found whole in
+    thousands of rows; probing it costs a word_similarity per row and finds nothing the exact legs miss.
+    """
+    singles = [t.lstrip("@") for t in identifiers
+               if "." not in t and len(t) >= 6 and t.lstrip("@").lower() not in common]
     return sorted(dict.fromkeys(singles), key=lambda t: (-len(t), t))[:limit]
