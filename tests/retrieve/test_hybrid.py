@@ -39,6 +39,31 @@ def test_keyword_text_cannot_inject_operators():
     assert set(words) <= set("abcor ") and "!" not in idents
 
 
+def test_common_names_and_generic_words_stay_out_of_the_keyword_leg():
+    q = _q(symbols=["Vector2", "KinematicBody2D"], calls=["Vector2.ZERO"]).model_copy(
+        update={"prompt_terms": ["Godot 4", "migration", "description"]})
+    idents, words = keyword_text(q, exact_terms(q), frozenset({"vector2"}))
+    parts = idents.split(" or ")
+    assert "KinematicBody2D" in parts and '"Vector2 ZERO"' in parts  # phrases stay: they are selective
+    assert "Vector2" not in parts
+    assert "migration" in words and "godot" not in words and "description" not in words
+
+
+def test_common_lexemes_come_from_the_kb(retriever):
+    common = retriever.common_lexemes()
+    assert "node" in common  # in more than 2% of the test KB's docs chunks
+    assert "kinematicbody2d" not in common and "yield" not in common
+    assert retriever.common_lexemes() is common  # read once per retriever
+
+
+def test_godot3_syntax_without_names_still_reaches_its_mapping(retriever):
+    """`.method()` parent calls and a script's own `var velocity` have no API name to look up."""
+    for code, source_api in [("func set_health(v):\n\t.set_health(v)\n", ".method()"),
+                             ("var velocity = Vector2.ZERO\n", "KinematicBody2D.move_and_slide")]:
+        bundle = retriever.retrieve(_q(text=code))
+        assert any(h.metadata.get("source_api") == source_api for h in _exact(bundle)), code
+
+
 def test_exact_lookup_is_whole_identifier(retriever):
     for name in ("Texture", "Texture2D", "KinematicBody2D"):
         hits = _exact(retriever.retrieve(_q(symbols=[name])))
