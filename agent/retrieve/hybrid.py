@@ -107,7 +107,7 @@ class Retriever:
         terms = exact_terms(query)
         common = self.common_lexemes()
         idents, words = keyword_text(query, terms, common)
-        probes = trigram_probes(terms, self.config.trigram_probes)
+        probes = trigram_probes(terms, self.config.trigram_probes, common)
         params: dict[str, Any] = {
             "terms": terms,
             "dotted": [t for t in terms if "." in t],
@@ -127,7 +127,7 @@ class Retriever:
         params, n_probes, terms = self._params(query, vector)
         t1 = time.perf_counter()
         k = {t: self.config.top_k(t) * self.config.candidates_factor for t in TABLES}
-        statement = build_statement(n_probes=n_probes, k=k)
+        statement = build_statement(n_probes=n_probes, k=k, keyword=bool(params["idents"] or params["words"]))
         with self.pool.connection() as conn, conn.transaction():
             # Small tables tempt the planner into seq scans that compute word_similarity / distances
             # for every row; the indexes are what keeps p95 flat as the corpus grows.

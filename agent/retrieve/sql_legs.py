@@ -39,8 +39,12 @@ def _top_then_rows(leg: str, table: str, n: sql.Literal, scored: sql.Composed) -
     ).format(leg=sql.Literal(leg), cols=_COLS, scored=scored, n=n, t=sql.Literal(table))
 
 
-def build_statement(*, n_probes: int, k: dict[str, int]) -> sql.Composed:
-    """The fused statement; `k` maps table -> candidates per leg."""
+def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -> sql.Composed:
+    """The fused statement; `k` maps table -> candidates per leg.
+
+    `keyword=False` drops the tsvector legs: with no words left an empty tsquery matches nothing,
+    but the GIN index cannot answer it and the scan reads the whole index.
+    """
     parts: list[sql.Composable] = []
     # exact: api_mapping old names / match terms, whole identifiers, never rejected rows
     parts.append(sql.SQL(
@@ -76,10 +80,11 @@ def build_statement(*, n_probes: int, k: dict[str, int]) -> sql.Composed:
     for table in TABLES:
         t = sql.Literal(table)
         n = sql.Literal(k[table])
-        parts.append(_top_then_rows("keyword", table, n, sql.SQL(
-            "SELECT c.id, ts_rank_cd(c.search_tsv, {tsq})::float8 AS score, 0 AS tie"
-            " FROM godot_rag.dynamic_retrieval_view c"
-            " WHERE c.table_name = {t} AND c.search_tsv @@ {tsq}").format(t=t, tsq=_TSQ)))
+        if keyword:
+            parts.append(_top_then_rows("keyword", table, n, sql.SQL(
+                "SELECT c.id, ts_rank_cd(c.search_tsv, {tsq})::float8 AS score, 0 AS tie"
+                " FROM godot_rag.dynamic_retrieval_view c"
+                " WHERE c.table_name = {t} AND c.search_tsv @@ {tsq}").format(t=t, tsq=_TSQ)))
         if n_probes:
             # one ranked subquery per probe (each computes its own word_similarity once per candidate),
             # then the best score per row: the top n of that equals the top n by GREATEST over all probes.

@@ -95,8 +95,8 @@ def keyword_text(query: RetrieverQuery, identifiers: list[str],
 def trigram_probes(identifiers: list[str], limit: int = 2, common: frozenset[str] = frozenset()) -> list[str]:
     """The most specific identifiers (longest first) for fuzzy matching on short search_text.
 
-    A `common` name (`Vector2`) is found whole in
-    thousands of rows; probing it costs a word_similarity per row and finds nothing the exact legs miss.
+    A `common` name (`Vector2`) is found whole in thousands of rows: probing it costs a
+    word_similarity per row and finds nothing the exact and symbol legs miss.
     """
     singles = [t.lstrip("@") for t in identifiers
                if "." not in t and len(t) >= 6 and t.lstrip("@").lower() not in common]
