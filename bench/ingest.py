@@ -28,7 +28,6 @@ from agent.embeddings import get_embedder
 from agent.ingest.pipeline import CHUNKS_FILE, run_ingest
 from agent.ingest.store import chunk_embedding_text
 from agent.settings import Settings
-from agent.storage import connection
 from agent.storage.db import database_url
 
 QUERY_PROMPT = "Is this Godot 3 or Godot 4? What must change?"

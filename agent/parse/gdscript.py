@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass, field
+from hashlib import sha256
 from itertools import filterfalse
 from operator import attrgetter
-from hashlib import sha256
-from dataclasses import dataclass, field
 from typing import Any
 
 import tree_sitter_gdscript

@@ -39,3 +39,45 @@ def assert_coverage(text: str, chunks: list[Chunk]) -> None:
         if is_code_line(line):
             assert n in owner, f"line {n} {line!r} is in no chunk"
     assert len({c.chunk_id for c in chunks}) == len(chunks)
+
+
+def traced_growth(run, repeats: int) -> int:
+    """Bytes still allocated (tracemalloc) after `repeats` more calls of `run`, once warmed up: a C leak check."""
+    import gc
+    import tracemalloc
+
+    run()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        run()
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(repeats):
+            run()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def rss_growth_kb(run, repeats: int) -> int:
+    """Growth of the process's max RSS (kB) over `repeats` calls of `run` after three warm-up calls.
+
+    Debug builds of CPython also check the total reference count (a refcount leak in C code).
+    """
+    import gc
+    import resource
+    import sys
+
+    for _ in range(3):
+        run()
+    gc.collect()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    refs_before = sys.gettotalrefcount() if hasattr(sys, "gettotalrefcount") else None
+    for _ in range(repeats):
+        run()
+    gc.collect()
+    if refs_before is not None:
+        assert sys.gettotalrefcount() - refs_before < 1000
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import copy
-import gc
 import json
 import random
-import tracemalloc
 from hashlib import sha256
 from typing import Any
 
@@ -14,6 +12,7 @@ import pytest
 
 from agent.parse import DRAFT_LAYOUT, SPAN_LAYOUT, speedups
 from agent.parse.gdscript import _CONTEXT_KINDS, _NO_CONTEXT_KINDS, _ORDINAL_KINDS, Piece, _drafts_py
+from tests.parse.helpers import traced_growth
 
 C = speedups.compiled
 pytestmark = pytest.mark.skipif(C is None, reason="C speedups not built")
@@ -160,19 +159,7 @@ def test_drafts_no_leak() -> None:
         with pytest.raises(ValueError):
             C.drafts([], [(0, 1)], [], [], {}, "", "", *_kinds())
 
-    run()
-    gc.collect()
-    tracemalloc.start()
-    try:
-        run()
-        gc.collect()
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(20):
-            run()
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    grown = traced_growth(run, 20)
     assert grown < 20_000, grown
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import gc
-import tracemalloc
 from typing import Any
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 from agent.models import Chunk, SourceFile, Span
 from agent.parse import _CHUNK_FIELDS, _MODEL_DESCRIPTORS, _SPAN_FIELDS, _chunks, clear_cache, speedups
 from agent.parse.gdscript import chunk_gdscript
-from tests.parse.helpers import source
+from tests.parse.helpers import source, traced_growth
 
 C = speedups.compiled
 pytestmark = pytest.mark.skipif(C is None, reason="C speedups not built")
@@ -112,17 +111,5 @@ def test_make_chunks_no_leak() -> None:
             with pytest.raises(KeyError):
                 C.make_chunks([{"chunk_id": "x"}], "p:", "p", "s", 0, *MODELS)
 
-    run()
-    gc.collect()
-    tracemalloc.start()
-    try:
-        run()
-        gc.collect()
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(10):
-            run()
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    grown = traced_growth(run, 10)
     assert grown < 20_000, grown

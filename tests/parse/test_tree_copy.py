@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import gc
-from contextlib import nullcontext
 import random
-import resource
-import sys
+from contextlib import nullcontext
 
 import pytest
 
 from agent.parse import cache, chunk_file, clear_cache, speedups
-from tests.parse.helpers import source
+from tests.parse.helpers import rss_growth_kb, source
 
 C = speedups.compiled
 needs_c = pytest.mark.skipif(
@@ -98,18 +96,8 @@ def test_no_leak_over_repeated_copies() -> None:
             with pytest.raises(TypeError):
                 C.tree_copy(b, False)
 
-    for _ in range(3):
-        run()
-    gc.collect()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    refs_before = sys.gettotalrefcount() if hasattr(sys, "gettotalrefcount") else None
-    for _ in range(30):
-        run()
-    gc.collect()
-    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    grown_kb = rss_growth_kb(run, 30)
     assert grown_kb < 4096, f"max RSS grew {grown_kb} kB over 30 runs"
-    if refs_before is not None:  # debug builds only
-        assert sys.gettotalrefcount() - refs_before < 1000
 
 
 TEXT = 'extends Node\n@export var a := 1\nfunc f(x):\n\t$Sprite.play("run")\n\treturn a\n'
