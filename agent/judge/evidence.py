@@ -8,16 +8,17 @@ verdict; with no signal the answer is neutral, never a guess.
 
 from __future__ import annotations
 
-from agent.judge.base import JudgeInput, JudgeOutcome
 import re
 
+from agent.judge.base import JudgeInput, JudgeOutcome
 from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping, mapping_for
 from agent.judge.facts import AST_KINDS, CodeFacts, Finding, code_facts, looks_like_noise
+from agent.judge.lexer import lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
 from agent.judge.rewrite import mechanical_rewrite, rename_in, rewrite_fragment
-from agent.judge.lexer import lex
 from agent.judge.snippets import expression_at, statement_at
+from agent.judge.syntax_rules import VELOCITY_DECLARATION
 from agent.models import Judgment, SuggestedChange
 
 
@@ -144,7 +145,7 @@ class EvidenceJudge:
         load. Returns (change, cited ids, whether the line can simply go: a zero initial value).
         """
         body = _KINEMATIC_EXTENDS.search(f"{inp.chunk.surrounding_context}\n{inp.chunk.code_text}")
-        m = _VELOCITY_VAR.search(lex(inp.chunk.code_text).masked)
+        m = VELOCITY_DECLARATION.search(lex(inp.chunk.code_text).masked)
         if not body or not m:
             return None
         old = statement_at(inp.chunk.code_text, m.start("name"))
@@ -231,7 +232,6 @@ def facts_gd(inp: JudgeInput) -> bool:
 
 _GODOT3_LABELS = ("godot3_api_in_godot4", "deprecated_or_removed_api", "migration_required")
 _KINEMATIC_EXTENDS = re.compile(r"^\s*extends\s+KinematicBody(2D)?\b", re.M)
-_VELOCITY_VAR = re.compile(r"^[ \t]*(?:@?\w+(?:\([^)\n]*\))?\s+)*var\s+(?P<name>velocity)\b", re.M)
 _ZERO_INIT = re.compile(r"=\s*Vector[23]\s*(\.\s*ZERO\b|\(\s*\))\s*$|^[^=]*$")
 
 _SKIP_KEYS = {"self", "new", "var", "func", "start", "connect"}

@@ -35,6 +35,12 @@ def _r(p: str) -> re.Pattern[str]:
     return re.compile(p, re.MULTILINE)
 
 
+# A script's own `var velocity` (any annotations or keywords before `var`). In a Godot 3 KinematicBody
+# script it collides with CharacterBody's built-in property after migration: the evidence judge
+# flags it, and retrieval looks up the mapping documenting that property.
+VELOCITY_DECLARATION = _r(r"^[ \t]*(?:@?\w+(?:\([^)\n]*\))?\s+)*var\s+(?P<name>velocity)\b")
+
+
 GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     # --- Godot 3 only ---
     SyntaxRule("export_keyword", "godot3", _r(r"^\s*export\b(\s*\([^)\n]*\))?\s+var\b"),

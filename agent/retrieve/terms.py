@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from agent.judge.syntax_rules import GDSCRIPT_RULES, VELOCITY_DECLARATION
 from agent.models import RetrieverQuery
 
 _IDENT = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -32,13 +33,9 @@ _GODOT3_KEYWORDS = re.compile(
 
 # Godot 3 call forms with string method names: Thread.start(self, "m"), connect("signal", target, "m")
 _THREAD_START = re.compile(r"\.\s*start\s*\(\s*self\s*,\s*[\"']")
-# A script's own `var velocity`: in a Godot 3 KinematicBody script it collides with CharacterBody's
-# built-in property after migration; the mapping documenting that property matches on `velocity`.
-_VELOCITY_DECL = re.compile(r"^[ \t]*(?:@?\w+(?:\([^)\n]*\))?[ \t]+)*var[ \t]+velocity\b", re.MULTILINE)
-
-# Godot 3 parent calls: `.method(args)` at the start of a statement, or `func _init(a).(args)`
-_DOT_SUPER_CALL = re.compile(r"^[ \t]*\.[ \t]*[A-Za-z_]\w*[ \t]*\(|\bfunc[ \t]+_init[ \t]*\([^)\n]*\)[ \t]*\.[ \t]*\(",
-                             re.MULTILINE)
+# Godot 3 syntax with no API name of its own (`.method()` / `func _init().()` parent calls): the
+# judge's syntax rule finds it, and its mapping key is the term that looks up its api_mapping record.
+_NAMELESS_RULES = tuple(r for r in GDSCRIPT_RULES if r.name in ("super_dot_call", "init_super_args"))
 _STRING_CONNECT = re.compile(r"\bconnect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[\w.$]+\s*,\s*[\"']")
 
 
@@ -62,9 +59,10 @@ def exact_terms(query: RetrieverQuery) -> list[str]:
         out.setdefault("Thread.start")
     if _STRING_CONNECT.search(query.raw_chunk_text):
         out.setdefault("connect")
-    if _DOT_SUPER_CALL.search(query.raw_chunk_text):
-        out.setdefault(".method()")
-    if _VELOCITY_DECL.search(query.raw_chunk_text):
+    for rule in _NAMELESS_RULES:
+        if rule.pattern.search(query.raw_chunk_text):
+            out.update(dict.fromkeys(rule.mapping_keys))
+    if VELOCITY_DECLARATION.search(query.raw_chunk_text):  # the mapping of CharacterBody's velocity property
         out.setdefault("velocity")
     return [t for t in out if t not in STOP_IDENTIFIERS]
 
