@@ -23,6 +23,14 @@ _DOCUMENTED = sql.SQL(
     " OR d.api_symbols @> ARRAY[v.metadata->>'source_api'])) AS documented")
 
 
+def _rows_by_ids(leg: str, table: str, ids: sql.Composed, cols: sql.Composable = _COLS) -> sql.Composed:
+    """An unranked leg (score 1): the view's rows of `table` whose ids `ids` picks on a base table's index."""
+    return sql.SQL(
+        "(SELECT {leg} AS leg, {cols}, 1.0::float8 AS score FROM godot_rag.dynamic_retrieval_view v"
+        " WHERE v.table_name = {t} AND v.id = ANY(ARRAY({ids})))"
+    ).format(leg=sql.Literal(leg), cols=cols, t=sql.Literal(table), ids=ids)
+
+
 def _top_then_rows(leg: str, table: str, n: sql.Literal, scored: sql.Composed) -> sql.Composed:
     """A ranked leg in two steps: the top `n` (id, score) first, then the view's columns for those rows only.
 
@@ -47,36 +55,28 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
     """
     parts: list[sql.Composable] = []
     # exact: api_mapping old names / match terms, whole identifiers, never rejected rows
-    parts.append(sql.SQL(
-        "(SELECT 'exact' AS leg, {cols}, 1.0::float8 AS score FROM godot_rag.dynamic_retrieval_view v"
-        " WHERE v.table_name = 'api_mapping' AND v.id = ANY(ARRAY("
-        "  SELECT m.mapping_id FROM godot_rag.api_mapping m"
-        "  WHERE m.status <> 'rejected' AND (m.source_api = ANY(%(terms)s) OR m.match_terms && %(terms)s)"
-        "  ORDER BY (m.source_api = ANY(%(terms)s)) DESC, m.confidence = 'verified_from_docs' DESC, m.mapping_id"
-        "  LIMIT {k})))"
-    ).format(cols=_DOCUMENTED, k=sql.Literal(k["api_mapping"] * 2)))
+    parts.append(_rows_by_ids("exact", "api_mapping", sql.SQL(
+        "SELECT m.mapping_id FROM godot_rag.api_mapping m"
+        " WHERE m.status <> 'rejected' AND (m.source_api = ANY(%(terms)s) OR m.match_terms && %(terms)s)"
+        " ORDER BY (m.source_api = ANY(%(terms)s)) DESC, m.confidence = 'verified_from_docs' DESC,"
+        " m.mapping_id"
+        " LIMIT {k}").format(k=sql.Literal(k["api_mapping"] * 2)), cols=_DOCUMENTED))
     # linked: docs and prototypes the exact mappings point at (their evidence)
-    parts.append(sql.SQL(
-        "(SELECT 'linked' AS leg, {cols}, 1.0::float8 FROM godot_rag.dynamic_retrieval_view v"
-        " WHERE v.table_name = 'docs_chunks' AND v.id = ANY(ARRAY("
-        "  SELECT unnest(m.evidence_chunk_ids[1:2]) FROM godot_rag.api_mapping m"
-        "  WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s) LIMIT {k})))"
-    ).format(cols=_COLS, k=sql.Literal(k["docs_chunks"])))
-    parts.append(sql.SQL(
-        "(SELECT 'linked' AS leg, {cols}, 1.0::float8 FROM godot_rag.dynamic_retrieval_view v"
-        " WHERE v.table_name = 'label_prototypes' AND v.id = ANY(ARRAY("
-        "  SELECT p.prototype_id FROM godot_rag.label_prototypes p WHERE p.evidence_mapping_ids && ARRAY("
-        "   SELECT m.mapping_id FROM godot_rag.api_mapping m"
-        "   WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s)) LIMIT {k})))"
-    ).format(cols=_COLS, k=sql.Literal(k["label_prototypes"])))
+    parts.append(_rows_by_ids("linked", "docs_chunks", sql.SQL(
+        "SELECT unnest(m.evidence_chunk_ids[1:2]) FROM godot_rag.api_mapping m"
+        " WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s) LIMIT {k}"
+    ).format(k=sql.Literal(k["docs_chunks"]))))
+    parts.append(_rows_by_ids("linked", "label_prototypes", sql.SQL(
+        "SELECT p.prototype_id FROM godot_rag.label_prototypes p WHERE p.evidence_mapping_ids && ARRAY("
+        " SELECT m.mapping_id FROM godot_rag.api_mapping m"
+        " WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s)) LIMIT {k}"
+    ).format(k=sql.Literal(k["label_prototypes"]))))
     # symbol: class-reference chunks documenting the names (btree on (doc_type, symbol), GIN on api_symbols)
-    parts.append(sql.SQL(
-        "(SELECT 'symbol' AS leg, {cols}, 1.0::float8 FROM godot_rag.dynamic_retrieval_view v"
-        " WHERE v.table_name = 'docs_chunks' AND v.id = ANY(ARRAY("
-        "  SELECT d.chunk_id FROM godot_rag.docs_chunks d"
-        "  WHERE d.doc_type = 'class_reference' AND (d.symbol = ANY(%(terms)s) OR d.api_symbols && %(dotted)s)"
-        "  ORDER BY (d.symbol = ANY(%(dotted)s)) DESC, (d.api_symbols && %(dotted)s) DESC, d.id LIMIT {k})))"
-    ).format(cols=_COLS, k=sql.Literal(k["docs_chunks"])))
+    parts.append(_rows_by_ids("symbol", "docs_chunks", sql.SQL(
+        "SELECT d.chunk_id FROM godot_rag.docs_chunks d"
+        " WHERE d.doc_type = 'class_reference' AND (d.symbol = ANY(%(terms)s) OR d.api_symbols && %(dotted)s)"
+        " ORDER BY (d.symbol = ANY(%(dotted)s)) DESC, (d.api_symbols && %(dotted)s) DESC, d.id LIMIT {k}"
+    ).format(k=sql.Literal(k["docs_chunks"]))))
     for table in TABLES:
         t = sql.Literal(table)
         n = sql.Literal(k[table])
@@ -96,7 +96,8 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
                 " ORDER BY 2 DESC, 3 DESC, c.id LIMIT {n})").format(p=sql.Placeholder(f"p{i}"), t=t, n=n)
                 for i in range(n_probes))
             parts.append(_top_then_rows("trigram", table, n, sql.SQL(
-                "SELECT c.id, max(c.score)::float8 AS score, max(c.tie) AS tie FROM ({per_probe}) c GROUP BY c.id"
+                "SELECT c.id, max(c.score)::float8 AS score, max(c.tie) AS tie"
+                " FROM ({per_probe}) c GROUP BY c.id"
             ).format(per_probe=per_probe)))
         parts.append(sql.SQL(
             "(SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
