@@ -81,8 +81,7 @@ def retrieval_queries(n: int) -> list:
 def query_latency(settings: Settings, n: int) -> tuple[dict[str, list[float]], str]:
     """The product's hybrid retrieval (all five legs over the three tables) per chunk query: ms per stage,
     plus one EXPLAIN of its statement for the record."""
-    from agent.retrieve.hybrid import _SESSION_SQL, Retriever
-    from agent.retrieve.sql_legs import TABLES, build_statement
+    from agent.retrieve.hybrid import Retriever
     from agent.storage import make_pool
 
     queries = retrieval_queries(n)
@@ -95,12 +94,7 @@ def query_latency(settings: Settings, n: int) -> tuple[dict[str, list[float]], s
             retriever.retrieve(q)
             for key in times:
                 times[key].append(retriever.last_timings[key])
-        params, n_probes, _ = retriever._params(queries[0])
-        k = {t: retriever.config.top_k(t) * retriever.config.candidates_factor for t in TABLES}
-        with pool.connection() as conn, conn.transaction():
-            conn.execute(_SESSION_SQL, (str(retriever.config.trigram_threshold),))
-            plan = "\n".join(r["QUERY PLAN"] for r in conn.execute(
-                sql.SQL("EXPLAIN ") + build_statement(n_probes=n_probes, k=k), params))
+        plan = retriever.explain(queries[0])
     return times, plan
 
 

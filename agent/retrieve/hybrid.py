@@ -15,6 +15,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from psycopg import sql
+
 from agent.models import EvidenceBundle, RetrievalHit, RetrieverQuery
 from agent.retrieve.sql_legs import TABLES, build_statement
 from agent.retrieve.terms import exact_terms, keyword_text, trigram_probes
@@ -118,20 +120,37 @@ class Retriever:
         params.update({f"p{i}": p for i, p in enumerate(probes)})
         return params, len(probes), terms
 
+    def statement(self, query: RetrieverQuery, vector=None) -> tuple[sql.Composed, dict[str, Any], list[str]]:
+        """(statement, params, exact terms) of one query: what `retrieve` runs and `explain` shows."""
+        params, n_probes, terms = self._params(query, vector)
+        k = {t: self.config.top_k(t) * self.config.candidates_factor for t in TABLES}
+        keyword = bool(params["idents"] or params["words"])
+        return build_statement(n_probes=n_probes, k=k, keyword=keyword), params, terms
+
+    def _session(self, conn) -> None:
+        # Small tables tempt the planner into seq scans that compute word_similarity / distances
+        # for every row; the indexes are what keeps p95 flat as the corpus grows.
+        conn.execute(_SESSION_SQL, (str(self.config.trigram_threshold),))
+
+    def explain(self, query: RetrieverQuery) -> str:
+        """The plan of the statement `retrieve` runs for `query`, under the same session settings."""
+        statement, params, _ = self.statement(query)
+        with self.pool.connection() as conn, conn.transaction():
+            self._session(conn)
+            return "\n".join(r["QUERY PLAN"] for r in conn.execute(sql.SQL("EXPLAIN ") + statement, params))
+
     def retrieve(self, query: RetrieverQuery, *, vector=None) -> EvidenceBundle:
         """Search all three tables for one chunk's query and fuse the legs.
 
         `vector` (optional) is the query embedding when the caller batched it (`retrieve_many`).
         """
         t0 = time.perf_counter()
-        params, n_probes, terms = self._params(query, vector)
+        if vector is None:
+            vector = self.embedder.embed_query(_embed_text(query))
         t1 = time.perf_counter()
-        k = {t: self.config.top_k(t) * self.config.candidates_factor for t in TABLES}
-        statement = build_statement(n_probes=n_probes, k=k, keyword=bool(params["idents"] or params["words"]))
+        statement, params, terms = self.statement(query, vector)
         with self.pool.connection() as conn, conn.transaction():
-            # Small tables tempt the planner into seq scans that compute word_similarity / distances
-            # for every row; the indexes are what keeps p95 flat as the corpus grows.
-            conn.execute(_SESSION_SQL, (str(self.config.trigram_threshold),))
+            self._session(conn)
             rows = conn.execute(statement, params).fetchall()
             urls = _evidence_urls(conn, rows)
         t2 = time.perf_counter()

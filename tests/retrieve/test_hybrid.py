@@ -9,9 +9,7 @@ from pathlib import Path
 
 from agent.models import RetrieverQuery
 from agent.retrieve import RetrievalConfig, Retriever
-from agent.retrieve.hybrid import _SESSION_SQL
 from agent.retrieve.query import build_retriever_query
-from agent.retrieve.sql_legs import build_statement
 from agent.retrieve.terms import exact_terms, keyword_text
 from tests.retrieve.helpers import gd_chunks
 
@@ -109,14 +107,12 @@ def test_bundle_shape_and_top_k(kb_settings, kb_pool, embedder):
     assert {h.table for h in bundle.all_hits()} == {"docs_chunks", "api_mapping", "label_prototypes"}
 
 
-def test_explain_uses_the_indexes(retriever, kb_pool):
+def test_explain_uses_the_indexes(retriever):
     chunk = gd_chunks("extends KinematicBody2D\n\nfunc _physics_process(delta):\n"
                       "\tvelocity = move_and_slide(velocity)\n\tif Input.is_action_pressed(\"ui_left\"):\n\t\tpass\n")[1]
-    params, n_probes, _ = retriever._params(build_retriever_query("", chunk))
-    statement = build_statement(n_probes=n_probes, k={"docs_chunks": 12, "api_mapping": 12, "label_prototypes": 6})
-    with kb_pool.connection() as conn, conn.transaction():
-        conn.execute(_SESSION_SQL, ("0.7",))
-        plan = "\n".join(r["QUERY PLAN"] for r in conn.execute(b"EXPLAIN " + statement.as_bytes(conn), params))
+    query = build_retriever_query("", chunk)
+    statement, _, _ = retriever.statement(query)
+    plan = retriever.explain(query)
     assert "$" not in plan.split("Order By:")[0][:0]  # the vector is a bound parameter (no literal in SQL text)
     for index in ("docs_chunks_embedding_hnsw", "api_mapping_embedding_hnsw", "docs_chunks_search_tsv_gin",
                   "api_mapping_search_tsv_gin", "docs_chunks_search_text_trgm", "api_mapping_source_api",
