@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 import socket
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.intake import GithubTarget, IntakeError, intake_github, intake_target, parse_github_url
+from agent.intake.github import _run, _size_watch
 
 PROJECT = Path(__file__).resolve().parents[1] / "fixtures" / "projects" / "small_project"
 
@@ -23,7 +25,7 @@ def _leftovers() -> set[str]:
 
 @pytest.fixture(autouse=True)
 def _private_tempdir(tmp_path, monkeypatch):
-    """Clones go to a temp dir of this test alone, so other processes' clones can't blur the leftovers check."""
+    """Clones go to this test's own temp dir, so other processes' clones can't blur the leftovers check."""
     private = tmp_path / "tmp"
     private.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(private))
@@ -46,6 +48,44 @@ def origin(tmp_path_factory) -> Path:
     }
     for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "init"], ["branch", "v1"]):
         subprocess.run(["git", *cmd], cwd=repo, env=env, check=True)
+    return repo
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "PATH": "/usr/bin:/bin",
+    }
+    done = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+ASSET_BYTES = 3_000_000
+
+
+@pytest.fixture(scope="module")
+def asset_origin(tmp_path_factory) -> Path:
+    """A repo shaped like a real game, serving partial fetches as github.com does.
+
+    A 3 MB incompressible asset beside small scripts, a symlink pointing out of the tree, a
+    submodule entry, and a branch whose name has a `/`.
+    """
+    repo = tmp_path_factory.mktemp("assets") / "repo"
+    shutil.copytree(PROJECT, repo / "game")
+    (repo / "game" / "art" / "music.ogg").write_bytes(random.Random(3).randbytes(ASSET_BYTES))
+    (repo / "game" / "scripts" / "escape.gd").symlink_to("/etc/passwd")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "uploadpack.allowFilter", "true")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "init")
+    head = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},game/addons/vendored")
+    _git(repo, "commit", "-qm", "a submodule entry")
+    _git(repo, "branch", "feature/godot4")
     return repo
 
 
@@ -176,3 +216,73 @@ def test_unreachable_repo_times_out(base_settings):
             conn.close()
         server.close()
     assert _leftovers() == before
+
+
+def test_only_analysed_files_are_downloaded(base_settings, asset_origin):
+    """The 3 MB asset is listed with its reason but never fetched.
+
+    With a 1 MB cap the intake still succeeds; the cap is watched during the download, and
+    fetching the asset would exceed it.
+    """
+    before = _leftovers()
+    r = intake_github(
+        "https://github.com/example/game",
+        settings=base_settings.with_(max_total_bytes=1_000_000),
+        origin_for_tests=asset_origin.as_uri(),
+    )
+    by_path = {f.path: f for f in r.expansion.files}
+    assert {"game/project.godot", "game/scripts/player.gd", "game/scenes/main.tscn"} <= {
+        f.path for f in r.expansion.included
+    }
+    music = by_path["game/art/music.ogg"]
+    assert not music.included and "binary asset" in music.reason
+    assert by_path["game/README.md"].reason.startswith("Documentation files are excluded")
+    escape = by_path["game/scripts/escape.gd"]
+    assert not escape.included and "symbolic link" in escape.reason
+    assert "submodule" in by_path["game/addons/vendored"].reason
+    assert r.expansion.included[0].text  # the analysed files were really read
+    assert _leftovers() == before
+
+
+def test_refs_with_slashes_and_commit_shas(base_settings, asset_origin):
+    """`/tree/feature/godot4/game` is branch `feature/godot4` plus folder `game`, as on GitHub.
+
+    A full commit sha is fetched as it is.
+    """
+    r = intake_github(
+        "https://github.com/example/game/tree/feature/godot4/game/scripts",
+        settings=base_settings,
+        origin_for_tests=asset_origin.as_uri(),
+    )
+    assert "player.gd" in {f.path for f in r.expansion.included}
+    first = _git(asset_origin, "rev-list", "--max-parents=0", "HEAD")
+    r = intake_github(
+        f"https://github.com/example/game/tree/{first}/game",
+        settings=base_settings,
+        origin_for_tests=asset_origin.as_uri(),
+    )
+    paths = {f.path for f in r.expansion.files}
+    assert "scripts/player.gd" in paths and "addons/vendored" not in paths  # the submodule came later
+    with pytest.raises(IntakeError, match="Could not fetch"):
+        intake_github(
+            "https://github.com/example/game/tree/feature/nope/game",
+            settings=base_settings,
+            origin_for_tests=asset_origin.as_uri(),
+        )
+
+
+def test_size_watch_stops_a_running_step(tmp_path):
+    """The cap holds while a step runs: the step is killed as soon as its output passes it."""
+    start = time.monotonic()
+    with pytest.raises(IntakeError, match="total size limit of 1,000,000 bytes"):
+        _run(
+            ["sh", "-c", "head -c 3000000 /dev/zero > big; sleep 30; touch finished"],
+            cwd=tmp_path,
+            deadline=time.monotonic() + 60,
+            what="the test step",
+            timeout=60,
+            watch=_size_watch(tmp_path, 1_000_000, what="the test step", cap=1_000_000),
+        )
+    assert time.monotonic() - start < 10
+    time.sleep(0.2)
+    assert not (tmp_path / "finished").exists()
