@@ -32,7 +32,11 @@ def _bench_corpus(lines: int) -> list[str]:
     spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    sys.modules[spec.name] = mod  # registered while it runs, as an import would (dataclasses look it up)
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        del sys.modules[spec.name]
     return [text for _, text, _ in mod.corpus(lines, 7)]
 
 
