@@ -72,7 +72,7 @@ def asset_origin(tmp_path_factory) -> Path:
     """A repo shaped like a real game, serving partial fetches as github.com does.
 
     A 3 MB incompressible asset beside small scripts, a symlink pointing out of the tree, a
-    submodule entry, and a branch whose name has a `/`.
+    submodule entry, and a branch and a tag whose names have a `/`.
     """
     repo = tmp_path_factory.mktemp("assets") / "repo"
     shutil.copytree(PROJECT, repo / "game")
@@ -86,6 +86,7 @@ def asset_origin(tmp_path_factory) -> Path:
     _git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},game/addons/vendored")
     _git(repo, "commit", "-qm", "a submodule entry")
     _git(repo, "branch", "feature/godot4")
+    _git(repo, "tag", "release/1.0")
     return repo
 
 
@@ -247,7 +248,7 @@ def test_only_analysed_files_are_downloaded(base_settings, asset_origin):
 def test_refs_with_slashes_and_commit_shas(base_settings, asset_origin):
     """`/tree/feature/godot4/game` is branch `feature/godot4` plus folder `game`, as on GitHub.
 
-    A full commit sha is fetched as it is.
+    Tags resolve the same way; a full commit sha is fetched as it is.
     """
     r = intake_github(
         "https://github.com/example/game/tree/feature/godot4/game/scripts",
@@ -255,6 +256,12 @@ def test_refs_with_slashes_and_commit_shas(base_settings, asset_origin):
         origin_for_tests=asset_origin.as_uri(),
     )
     assert "player.gd" in {f.path for f in r.expansion.included}
+    r = intake_github(
+        "https://github.com/example/game/tree/release/1.0/game",
+        settings=base_settings,
+        origin_for_tests=asset_origin.as_uri(),
+    )
+    assert "scripts/player.gd" in {f.path for f in r.expansion.included}
     first = _git(asset_origin, "rev-list", "--max-parents=0", "HEAD")
     r = intake_github(
         f"https://github.com/example/game/tree/{first}/game",
