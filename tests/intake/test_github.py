@@ -38,29 +38,24 @@ def origin(tmp_path_factory) -> Path:
     shutil.copytree(PROJECT, repo / "game")
     (repo / "tools").mkdir()
     (repo / "tools" / "other.gd").write_text("extends Node\n")
-    env = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "PATH": "/usr/bin:/bin",
-    }
     for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "init"], ["branch", "v1"]):
-        subprocess.run(["git", *cmd], cwd=repo, env=env, check=True)
+        _git(repo, *cmd)
     return repo
 
 
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "PATH": "/usr/bin:/bin",
+}
+
+
 def _git(repo: Path, *args: str) -> str:
-    env = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "PATH": "/usr/bin:/bin",
-    }
-    done = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True)
+    """Run git in an origin repo under a fixed identity and no user config; its stdout."""
+    done = subprocess.run(["git", *args], cwd=repo, env=_GIT_ENV, check=True, capture_output=True, text=True)
     return done.stdout.strip()
 
 
