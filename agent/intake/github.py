@@ -224,7 +224,7 @@ def _tree_files(listing: bytes, subdir: str | None) -> list[_TreeFile]:
         if prefix and not path.startswith(prefix):
             continue
         files.append(_TreeFile(path[len(prefix) :], mode))
-    return sorted(files, key=lambda f: f.path)
+    return files
 
 
 def _plan(files: list[_TreeFile]) -> tuple[list[str], list[Entry]]:
@@ -322,9 +322,8 @@ def clone_entries(
     try:
         repo = tmp / "repo"
         deadline = time.monotonic() + timeout
-        run = functools.partial(
-            _run, deadline=deadline, what=what, timeout=timeout
-        )  # one clock for all steps
+        # every step shares one deadline: the timeout is for the whole fetch
+        run = functools.partial(_run, deadline=deadline, what=what, timeout=timeout)
         ref, subdir = _resolve_ref(target, run, git, origin)
         run([*git, "init", "--quiet", str(repo)], cwd=tmp)
         run([*git, "remote", "add", "origin", origin], cwd=repo)
