@@ -203,19 +203,21 @@ def _gdtoolkit(files: list[tuple[str, str, bool]], repeat: int) -> GdtoolkitRun:
         run = GdtoolkitRun({"godot3": 0.0, "godot4": 0.0}, {"godot3": 0, "godot4": 0}, [], 0)
         for _, text, g3 in files:
             syntax = "godot3" if g3 else "godot4"
+            error: Exception | None = None
             t0 = time.process_time()
             try:
                 gd_parser.parse(text)
             except Exception as exc:  # noqa: BLE001 - any gdtoolkit failure counts as a failed file
-                run.seconds[syntax] += time.process_time() - t0
-                run.failed[syntax] += 1
-                stop = getattr(exc, "line", None)  # lark's errors carry the line they stopped at
-                line = stop if isinstance(stop, int) and stop > 0 else text.count("\n")
-                run.stop_lines.append(line)
-                run.read_lines += line
-                continue
+                error = exc
             run.seconds[syntax] += time.process_time() - t0
-            run.read_lines += text.count("\n")
+            line = text.count("\n")  # read to the end, unless it stopped earlier
+            if error is not None:
+                run.failed[syntax] += 1
+                stop = getattr(error, "line", None)  # lark's errors carry the line they stopped at
+                if isinstance(stop, int) and stop > 0:
+                    line = stop
+                run.stop_lines.append(line)
+            run.read_lines += line
         if best is None or run.total < best.total:
             best = run
     assert best is not None
