@@ -1040,15 +1040,6 @@ static PyObject *path_type_leaf(PyObject *p, int *err)
     return r;
 }
 
-static int set_item_steal(PyObject *d, int key, PyObject *v)
-{
-    if (v == NULL)
-        return -1;
-    int r = PyDict_SetItem(d, KEYS[key], v);
-    Py_DECREF(v);
-    return r;
-}
-
 /* FileFacts._chunk for nc[s:e], given scan_facts' tuple of the masked rows and the row cues */
 static PyObject *build_facts(const Text *nct, PyObject *nc, Py_ssize_t s, Py_ssize_t e, int has_ref,
                              PyObject *scanned, int flags, PyObject *rpc, PyObject *annotations)
@@ -2167,27 +2158,25 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
+/* Interned strs of `names` into `out`, so the facts and draft code compare keys by pointer. */
+static int intern_all(PyObject **out, const char **names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if ((out[i] = PyUnicode_InternFromString(names[i])) == NULL)
+            return -1;
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__speedups(void)
 {
     init_keywords();
     if ((LIT_GET_NODE = PyUnicode_InternFromString("get_node")) == NULL ||
         (LIT_CONNECT = PyUnicode_InternFromString("connect")) == NULL)
         return NULL;
-    for (int i = 0; i < N_KEYS; i++)
-        if ((KEYS[i] = PyUnicode_InternFromString(KEY_NAMES[i])) == NULL)
-            return NULL;
-    for (int i = 0; i < N_FLAGS; i++)
-        if ((FLAG_KEYS[i] = PyUnicode_InternFromString(FLAG_NAMES[i])) == NULL)
-            return NULL;
-    for (int i = 0; i < N_DKEYS; i++)
-        if ((DKEYS[i] = PyUnicode_InternFromString(DKEY_NAMES[i])) == NULL)
-            return NULL;
-    for (int i = 0; i < N_SKEYS; i++)
-        if ((SKEYS[i] = PyUnicode_InternFromString(SKEY_NAMES[i])) == NULL)
-            return NULL;
-    for (int i = 0; i < N_ATTRS; i++)
-        if ((ATTRS[i] = PyUnicode_InternFromString(ATTR_NAMES[i])) == NULL)
-            return NULL;
+    if (intern_all(KEYS, KEY_NAMES, N_KEYS) < 0 || intern_all(FLAG_KEYS, FLAG_NAMES, N_FLAGS) < 0 ||
+        intern_all(DKEYS, DKEY_NAMES, N_DKEYS) < 0 || intern_all(SKEYS, SKEY_NAMES, N_SKEYS) < 0 ||
+        intern_all(ATTRS, ATTR_NAMES, N_ATTRS) < 0)
+        return NULL;
     if ((ZERO = PyLong_FromLong(0)) == NULL || (ONE = PyLong_FromLong(1)) == NULL)
         return NULL;
     if ((EMPTY_TUPLE = PyTuple_New(0)) == NULL)
