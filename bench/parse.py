@@ -6,10 +6,15 @@ what the graph's parse node runs: `agent.parse.chunk_project` on the whole proje
 cache, the previous repeat's chunks freed first (a real run holds one copy). Also times
 `chunk_file` per file (secondary row), the bare tree-sitter parser, then
 `gdtoolkit.parser.parser.parse` on the same files, and prints a table: lines/s, ratio,
-which implementation ran (the optional C speedups or pure Python; the pure-Python path is
-also timed in the same run as a baseline),
 gdtoolkit failures per syntax, peak memory, and whether every file of both syntaxes was
-chunked. Times are CPU seconds of this process (the machine is shared); wall time is shown too,
+chunked.
+
+The baseline is the parser as it was before the C extension was deleted: `agent/` of
+`--baseline` (default BASELINE_COMMIT) is taken out of git into a temporary folder, and this
+same script times `chunk_project` there in a subprocess, on the same corpus, with
+GODOT_RAG_PURE_PYTHON_PARSE=1 (the pure-Python path it had). Its chunks are compared with
+ours, minus the `extra["syntax"]` facts that were dropped since, so the table says whether
+anything else changed. Times are CPU seconds of this process (the machine is shared); wall time is shown too,
 and the 1-minute load average before and after, since CPU time still grows on a busy machine.
 
 gdtoolkit's parser stops at the first line it cannot read, which in a Godot 3 file is one of
@@ -18,23 +23,34 @@ Dividing all lines by its time therefore counts lines it never read as parsed. T
 that all-files ratio, the lines it really read per second, and the like-for-like ratio on the
 Godot 4 files, which both parsers read to the end (ours timed on those files alone).
 
-    .venv/bin/python bench/parse.py [--lines 60000] [--seed 7]
+    .venv/bin/python bench/parse.py [--lines 60000] [--seed 7] [--baseline COMMIT]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
+import json
 import os
 import random
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 import tracemalloc
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent.intake.expand import Entry, build_expansion
 from agent.models import Expansion
-from agent.parse import chunk_file, chunk_project, clear_cache, speedups
+from agent.parse import chunk_file, chunk_project, clear_cache
 from agent.settings import Settings
+
+BASELINE_COMMIT = "75f2bcb"
+"""The last commit with the C extension; its pure-Python path is the speed to keep."""
+REPO = Path(__file__).resolve().parents[1]
 
 G3_TYPES = ["KinematicBody2D", "Area2D", "Node2D", "Spatial", "KinematicBody", "Control", "RigidBody2D"]
 G4_TYPES = ["CharacterBody2D", "Area2D", "Node2D", "Node3D", "CharacterBody3D", "Control", "RigidBody2D"]
@@ -224,6 +240,43 @@ def _gdtoolkit(files: list[tuple[str, str, bool]], repeat: int) -> GdtoolkitRun:
     return best
 
 
+def digest(chunks: list) -> str:
+    """sha256 of the chunks' JSON, without `extra["syntax"]` (facts the parser no longer computes)."""
+    h = hashlib.sha256()
+    for c in chunks:
+        d = c.model_dump(mode="json")
+        d["extra"].pop("syntax", None)
+        h.update(json.dumps(d, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _worker(args: argparse.Namespace) -> int:
+    """Time `chunk_project` with whatever `agent` is importable; print one JSON line (baseline runs)."""
+    project = expansion(corpus(args.lines, args.seed))
+    cpu, wall, chunked = _timed(lambda: chunk_project(project, project_id="bench"), args.repeat)
+    print(json.dumps({"cpu": cpu, "wall": wall, "chunks": len(chunked), "digest": digest(chunked)}))
+    return 0
+
+
+def _baseline(args: argparse.Namespace) -> dict | str:
+    """The baseline commit's pure-Python `chunk_project` timed in a subprocess; a reason when it cannot run."""
+    try:
+        blob = subprocess.run(
+            ["git", "-C", str(REPO), "archive", args.baseline, "agent"], capture_output=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        return f"skipped: no `git archive {args.baseline}` ({exc})"
+    with tempfile.TemporaryDirectory(prefix="bench-parse-") as tmp:
+        with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
+            tar.extractall(tmp, filter="data")
+        env = {**os.environ, "PYTHONPATH": tmp, "GODOT_RAG_PURE_PYTHON_PARSE": "1"}
+        cmd = [sys.executable, __file__, "--worker", f"--lines={args.lines}", f"--seed={args.seed}"]
+        done = subprocess.run([*cmd, f"--repeat={args.repeat}"], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        return f"failed: {done.stderr.strip().splitlines()[-1:]}"
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the bench and print the table."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -232,7 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5, help="timed runs of ours; the best is kept")
     ap.add_argument("--skip-gdtoolkit", action="store_true")
     ap.add_argument("--gdtoolkit-repeat", type=int, default=2, help="timed gdtoolkit runs; the best is kept")
+    ap.add_argument("--baseline", default=BASELINE_COMMIT, help="commit whose pure-Python parser is the baseline")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.worker:
+        return _worker(args)
 
     load_before = os.getloadavg()
     files = corpus(args.lines, args.seed)
@@ -262,13 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     ours, wall, chunked = _timed(run_project, args.repeat)
     per_file, _, per_file_chunks = _timed(run_files, args.repeat)
     del per_file_chunks
-    # the pure-Python reference path, same project, same process (skipped when it is what ran above)
-    pure = None
-    if speedups.C is not None:
-        with speedups.pure_python():
-            pure, _, pure_chunked = _timed(run_project, args.repeat)
-        identical = [c.model_dump() for c in pure_chunked] == [c.model_dump() for c in chunked]
-        del pure_chunked
+    ours_digest = digest(chunked)
+    base = _baseline(args)  # the baseline commit's parser, same corpus, same run
     n_chunks = len(chunked)
     unparsed = sum(1 for c in chunked if c.chunk_kind == "unparsed")
     by_file: dict[str, list] = {p: [] for p, _, _ in files}
@@ -309,18 +361,20 @@ def main(argv: list[str] | None = None) -> int:
         ("files", f"{len(files)}"),
         ("lines", f"{lines:,}"),
         ("chunks", f"{n_chunks:,} ({unparsed} unparsed)"),
-        ("implementation", speedups.implementation()),
         ("parse+chunk CPU time (chunk_project)", f"{ours:.3f} s (wall {wall:.3f} s)"),
         ("parse+chunk lines/s (CPU)", f"{lines / ours:,.0f}"),
         ("parse+chunk lines/s (wall)", f"{lines / wall:,.0f}"),
         ("chunk_file per file lines/s (CPU)", f"{lines / per_file:,.0f} ({per_file:.3f} s)"),
         ("tree-sitter parse only lines/s (CPU)", f"{lines / ts_time:,.0f} ({ts_time:.3f} s)"),
     ]
-    if pure is not None:
+    if isinstance(base, dict):
         rows += [
-            ("pure-Python parse+chunk lines/s (CPU)", f"{lines / pure:,.0f} ({pure:.3f} s)"),
-            ("C speedups vs pure Python", f"{pure / ours:.2f}x, chunks identical: {identical}"),
+            (f"baseline {args.baseline} pure Python lines/s (CPU)", f"{lines / base['cpu']:,.0f} ({base['cpu']:.3f} s)"),
+            ("ours vs baseline, target >= 1.0x", f"{base['cpu'] / ours:.2f}x"),
+            ("chunks identical to the baseline's", str(base["digest"] == ours_digest)),
         ]
+    else:
+        rows.append((f"baseline {args.baseline}", base))
     rows += [
         ("chunking beyond the bare parse (CPU)", f"{ours - ts_time:.3f} s ({(ours - ts_time) / ours:.0%})"),
         ("peak memory (tracemalloc)", f"{peak / 1e6:.1f} MB"),

@@ -27,7 +27,6 @@ import re
 from bisect import bisect_left
 from typing import Any
 
-from agent.parse import speedups
 from agent.parse.scan import CUE_CONNECT, CUE_PATH, KEYWORDS, scan_facts
 
 _MASK = re.compile(
@@ -130,7 +129,7 @@ def node_paths(code: str) -> list[str]:
 
 
 _NO_FLAGS: dict[str, Any] = dict.fromkeys(_FLAGS, False)
-_FLAG_BIT = {name: 1 << i for i, name in enumerate(_FLAGS)}  # the C `scan_rows` uses the same bits
+_FLAG_BIT = {name: 1 << i for i, name in enumerate(_FLAGS)}
 _FLAG_BITS = tuple((bit, name) for name, bit in _FLAG_BIT.items())
 
 
@@ -144,13 +143,9 @@ class FileFacts:
     """
 
     def __init__(self, text: str) -> None:
-        c = speedups.C
-        no_comments, masked = mask_comments(text) if c is None else c.mask_comments(text)
-        self._c = c
+        no_comments, masked = mask_comments(text)
         self.masked = masked
         self.no_comments = no_comments
-        if c is not None:
-            return  # the C `chunk_facts` does all of what follows, per chunk, in one call per file
         self.nc_lines = no_comments.split("\n")
         self._connect = "connect" in masked
         self._paths = "$" in masked or "%" in masked or "get_node" in masked
@@ -166,7 +161,7 @@ class FileFacts:
 
     @functools.cached_property
     def m_lines(self) -> list[str]:
-        """The masked text's lines (split on first use: the C path needs them only for declarations)."""
+        """The masked text's lines, split on first use."""
         return self.masked.split("\n")
 
     def chunk(self, start: int, end: int) -> dict[str, Any]:
@@ -174,9 +169,7 @@ class FileFacts:
         return self.chunks([(start, end)])[0]
 
     def chunks(self, ranges: list[tuple[int, int]]) -> list[dict[str, Any]]:
-        """`chunk(start, end)` for each row range; the C `chunk_facts` builds them all in one call."""
-        if self._c is not None:
-            return self._c.chunk_facts(self.masked, self.no_comments, ranges)  # type: ignore[no-any-return]
+        """`chunk(start, end)` for each row range."""
         m_lines = self.m_lines
         return [
             self._chunk(start, end, scan_facts("\n".join(m_lines[start:end])), self._row_cues(start, end))
@@ -184,7 +177,7 @@ class FileFacts:
         ]
 
     def _row_cues(self, start: int, end: int) -> tuple[int, str | None, list[str]]:
-        """(flag bits, rpc keyword, annotations) on rows [start, end), as the C `scan_rows` gives them."""
+        """(flag bits, rpc keyword, annotations) on rows [start, end)."""
         flags = 0
         for name, rows in self._flag_rows:
             if _in_rows(rows, start, end):

@@ -21,7 +21,6 @@ from typing import Any
 import tree_sitter_gdscript
 from tree_sitter import Language, Node, Parser
 
-from agent.parse import speedups
 from agent.parse.facts import FileFacts
 from agent.parse.text import Lines, is_code_line
 
@@ -82,8 +81,7 @@ class Piece:
 def _recover(src: bytes) -> tuple[bytes, dict[int, str]]:
     """Blank what the grammar cannot read; return the bytes to parse and {row: what was recovered}."""
     notes: dict[int, str] = {}
-    c = speedups.C
-    if not (c.has_recover_cues(src) if c is not None else b"sync" in src or b"$%" in src):
+    if b"sync" not in src and b"$%" not in src:
         return src, notes
     buf = bytearray(src)
     for rx, group, label in _RECOVER:
@@ -298,14 +296,8 @@ def _code_spans(text: str, rows: list[str], ranges: list[tuple[int, int]]) -> li
     `rows` are `text`'s lines (`Lines.of(text).lines`) and the ranges ascend without overlap,
     as `_cover` leaves the pieces. Without a CR in the text, a range's code is one slice of
     the text (rows joined with "\\n" are the text between them); byte offsets are counted
-    only at range boundaries, from the characters between them (ASCII: one byte each). The C
-    `code_spans` does the same in one call (texts without a CR or a surrogate).
+    only at range boundaries, from the characters between them (ASCII: one byte each).
     """
-    c = speedups.C
-    if c is not None:
-        spans: list[tuple[str, int, int]] | None = c.code_spans(text, ranges)  # None: CR or surrogate
-        if spans is not None:
-            return spans
     out: list[tuple[str, int, int]] = []
     if "\r" in text:  # rows lost their CR: join them, offsets from the per-row table
         lines = Lines.of(text)
@@ -373,16 +365,10 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
                 extra["recovered"] = rec
                 if "sync keyword" in rec:
                     extra["syntax"]["rpc_keyword"] = extra["syntax"]["rpc_keyword"] or "sync"
-    args = (pieces, ranges, all_facts, spans, decl_text, extends_text, extends_stripped)
-    c = speedups.C
-    if c is not None:  # the same loop in one call
-        kinds = (_ORDINAL_KINDS, _CONTEXT_KINDS, _NO_CONTEXT_KINDS)
-        drafts: list[dict[str, Any]] = c.drafts(*args, *kinds, sha256)
-        return drafts
-    return _drafts_py(*args)
+    return _drafts(pieces, ranges, all_facts, spans, decl_text, extends_text, extends_stripped)
 
 
-def _drafts_py(
+def _drafts(
     pieces: list[Piece],
     ranges: list[tuple[int, int]],
     all_facts: list[dict[str, Any]],
@@ -391,7 +377,7 @@ def _drafts_py(
     extends_text: str,
     extends_stripped: str,
 ) -> list[dict[str, Any]]:
-    """The chunk drafts of a file's pieces (the reference of the C `drafts`).
+    """The chunk drafts of a file's pieces.
 
     `ranges` are the pieces' (0-based first row, 1-based last line), `all_facts` their facts
     dicts and `spans` their (code, start_byte, end_byte); `decl_text` maps each file-level
@@ -431,12 +417,9 @@ def _drafts_py(
         else:
             context = extends_text
         node_kinds = p.node_kinds
-        drafts.append(  # the draft layout of `agent.parse._chunks`: Chunk's fields, in order
+        drafts.append(  # Chunk's fields but the file's own (`agent.parse._chunks` adds them)
             {
                 "chunk_id": local_id,
-                "chunk_order": 0,
-                "source_file": "",
-                "source_sha256": "",
                 "chunk_kind": kind,
                 "node_kind": node_kinds[0] if len(node_kinds) == 1 else "+".join(dict.fromkeys(node_kinds)),
                 "name": name,

@@ -124,8 +124,7 @@ CUE_CONNECT = 2
 def scan_facts(masked: str) -> tuple[list[str], list[str], list[str], bool, list[str], int]:
     """`scan` plus what `facts` reads next: symbol candidates among the identifiers, and cue bits.
 
-    Symbols are the capitalised identifiers that are not all caps (`Vector2`, not `ZERO`). The
-    C extension's `scan_rows` returns exactly this for each row range (see `agent.parse.speedups`).
+    Symbols are the capitalised identifiers that are not all caps (`Vector2`, not `ZERO`).
     """
     identifiers, declared, calls, has_lambda = scan(masked)
     symbols = [i for i in identifiers if i[0].isupper() and not i.isupper()]
