@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from hashlib import sha256
 from itertools import filterfalse
@@ -76,6 +77,8 @@ class Piece:
     status: str = "ok"
     declared: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    members: list[tuple[str, str | None, int, int]] = field(default_factory=list)
+    """(kind, name, first row, last row) of each tiny piece folded in by `_fold_tiny_runs`; else empty."""
 
 
 def _recover(src: bytes) -> tuple[bytes, dict[int, str]]:
@@ -166,7 +169,11 @@ def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list
     lead: int | None = None  # first row of the comment/annotation block waiting for the next declaration
     lead_last = -2
     lead_notes: list[str] = []
-    for node in root.children:
+    children = root.children
+    skip_to = 0  # children before this index were folded into the previous error region
+    for i, node in enumerate(children):
+        if i < skip_to:
+            continue
         t = node.type
         (row, col), (end_row, end_col) = node.start_point, node.end_point  # one call each: they allocate
         last = (end_row - 1 if end_col == 0 and end_row > row else end_row) + offset  # as `_last_row`
@@ -196,6 +203,7 @@ def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list
                 kind = "tool"
             else:
                 # broken, or a statement that is not valid at class level
+                skip_to, last = _broken_run(children, i, last, offset)
                 sub = _error_region(row, last, rows, depth)
                 if lead is not None:
                     sub[0].start = lead
@@ -253,6 +261,27 @@ def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list
     return pieces
 
 
+def _broken_run(children: list[Node], i: int, last: int, offset: int) -> tuple[int, int]:
+    """(index after, last row of) the broken code starting at child `i`.
+
+    Deep nesting (beyond what the grammar's indent stack holds) comes back as a flat list of
+    bare tokens at the top level. The tokens after the first that start indented, or on a row
+    the run already holds, continue the same broken code: one region, not one chunk per line.
+    """
+    j = i + 1
+    while j < len(children):
+        node = children[j]
+        t = node.type
+        (row, col), (end_row, end_col) = node.start_point, node.end_point
+        if (t in _PIECE_KIND or t == "annotation") and col == 0:
+            break  # a declaration or an annotation of its own
+        if col == 0 and row + offset > last:
+            break  # a new top-level line: handled on its own, as before
+        last = max(last, (end_row - 1 if end_col == 0 and end_row > row else end_row) + offset)
+        j += 1
+    return j, last
+
+
 def _merge(prev: Piece, piece: Piece) -> None:
     """Fold a piece that shares lines with the previous one into it (one line, one chunk)."""
     prev.end = max(prev.end, piece.end)
@@ -288,6 +317,72 @@ def _cover(pieces: list[Piece], text: list[str]) -> list[Piece]:
                 gaps.append(Piece("unparsed", ["uncovered"], s, r, status="error"))
             r += 1
     return sorted(out + gaps, key=_START) if gaps else out
+
+
+TINY_LINES = 2
+"""A piece of at most this many lines (`func f():` + `pass`, a `signal`) is tiny."""
+TINY_RUN = 16
+"""Only runs of at least this many consecutive tiny pieces are folded together."""
+FOLDED_LINES = 64
+"""A folded chunk spans at most this many lines."""
+_UNFOLDED_KINDS = frozenset({"class_extends", "class_name", "tool"})
+
+
+def _fold_tiny_runs(pieces: list[Piece]) -> list[Piece]:
+    """Fold long runs of tiny pieces into chunks of up to `FOLDED_LINES` lines.
+
+    50,000 one-line functions would otherwise be 50,000 chunks, each a retrieval and a
+    judgment. Ordinary code never has `TINY_RUN` such pieces in a row, so it chunks as before.
+    Declarations of any kind fold together (a `signal` between one-line functions does not
+    break the run); `unparsed` pieces fold only with each other. A folded piece keeps each
+    member's kind, name and rows (`Chunk.extra["members"]`); its kind is its members' most
+    common one, its name `first..last`. The lines between members are blank or comments (`_cover` left no code
+    outside a piece), so the folded span holds exactly the members' code.
+    """
+    out: list[Piece] = []
+    i, n = 0, len(pieces)
+    while i < n:
+        p = pieces[i]
+        j = i
+        while (
+            j < n
+            and pieces[j].end - pieces[j].start < TINY_LINES
+            and pieces[j].kind not in _UNFOLDED_KINDS
+            and (pieces[j].kind == "unparsed") == (p.kind == "unparsed")  # broken code folds apart
+        ):
+            j += 1
+        if j - i < TINY_RUN:
+            out.append(p)
+            i += 1
+            continue
+        while i < j:  # the run pieces[i:j], cut into groups of at most FOLDED_LINES lines
+            k = i + 1
+            while k < j and pieces[k].end - pieces[i].start < FOLDED_LINES:
+                k += 1
+            out.append(_folded(pieces[i:k]))
+            i = k
+    return out
+
+
+def _folded(group: list[Piece]) -> Piece:
+    """One piece holding `group` (consecutive tiny pieces), its members listed."""
+    first, last = group[0], group[-1]
+    if len(group) == 1:
+        return first
+    names = first.name, last.name
+    kinds = Counter(p.kind for p in group)
+    piece = Piece(
+        max(kinds, key=kinds.__getitem__),  # the most common; the first of a tie
+        [t for p in group for t in p.node_kinds],
+        first.start,
+        last.end,
+        f"{names[0]}..{names[1]}" if names[0] and names[1] else None,
+        "error" if first.kind == "unparsed" else "partial" if any(p.status != "ok" for p in group) else "ok",
+        [d for p in group for d in p.declared],
+        [a for p in group for a in p.notes],
+        [(p.kind, p.name, p.start, p.end) for p in group],
+    )
+    return piece
 
 
 def _code_spans(text: str, rows: list[str], ranges: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
@@ -332,7 +427,7 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     src = text.encode("utf-8")
     to_parse, recovered = _recover(src)
     tree = _parser().parse(to_parse)
-    pieces = _cover(_pieces(tree.root_node, _Rows(to_parse)), rows)
+    pieces = _fold_tiny_runs(_cover(_pieces(tree.root_node, _Rows(to_parse)), rows))
     del tree
 
     facts = FileFacts(text)
@@ -402,6 +497,10 @@ def _drafts(
         extra = chunk_facts["extra"]
         if p.notes:
             extra["leading_annotations"] = p.notes
+        if p.members:
+            extra["members"] = [
+                {"kind": k, "name": n, "start_line": a + 1, "end_line": b + 1} for k, n, a, b in p.members
+            ]
         if kind in _CONTEXT_KINDS:
             used: list[str] = []
             if decl_text:
