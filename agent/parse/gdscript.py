@@ -439,9 +439,9 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     decl_text: dict[str, str] = {}
     groups = [p for p in pieces if p.kind == "declaration_group"]
     if groups:
-        # the masked rows up to the last group's only (declarations usually open the file): rows
-        # 0..k of `masked.split("\n", k + 1)` are those of `masked.split("\n")`
-        m_lines = facts.masked.split("\n", max(p.end for p in groups) + 1)
+        # the code rows up to the last group's only (declarations usually open the file): rows
+        # 0..k of `code.split("\n", k + 1)` are those of `code.split("\n")`
+        m_lines = facts.code.split("\n", max(p.end for p in groups) + 1)
         find_names = _VAR_NAME.findall  # one group: the names, as `m.group(1)` of each match
         for p in groups:
             for r in range(p.start, p.end + 1):
@@ -456,10 +456,7 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
         for (start, last), chunk_facts in zip(ranges, all_facts, strict=True):
             rec = sorted({recovered[r] for r in range(start, last) if r in recovered})
             if rec:
-                extra = chunk_facts["extra"]
-                extra["recovered"] = rec
-                if "sync keyword" in rec:
-                    extra["syntax"]["rpc_keyword"] = extra["syntax"]["rpc_keyword"] or "sync"
+                chunk_facts["extra"]["recovered"] = rec
     return _drafts(pieces, ranges, all_facts, spans, decl_text, extends_text, extends_stripped)
 
 
