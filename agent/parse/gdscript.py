@@ -6,6 +6,14 @@ of adjacent `var`/`const` lines is one `declaration_group`). What the grammar ca
 keyword to spaces of equal length before parsing, so every row and column stays true, or kept
 as an `unparsed` chunk. A final sweep guarantees the coverage invariant: every non-blank,
 non-comment line lies in exactly one chunk.
+
+Hostile shapes keep the chunk count sane: code nested deeper than the grammar's indent stack
+(it then hands back bare tokens) is one broken region, not one chunk per line, and long runs
+of tiny declarations fold into one chunk per `FOLDED_LINES` lines (`_fold_tiny_runs`).
+
+`Chunk.extra` keys written here, besides those of `agent.parse.facts`: `leading_annotations`
+(the annotations above a declaration), `recovered` (what was blanked before parsing) and
+`members` (each folded piece's kind, name and lines).
 """
 
 from __future__ import annotations
