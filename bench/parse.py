@@ -13,10 +13,11 @@ The baseline is the parser as it was before the C extension was deleted: `agent/
 `--baseline` (default BASELINE_COMMIT) is taken out of git into a temporary folder, and this
 same script times `chunk_project` there in a subprocess, on the same corpus, with
 GODOT_RAG_PURE_PYTHON_PARSE=1 (the pure-Python path it had), in turns with an identical
-subprocess running ours, so both see the same load and neither is the bench's own process. Its chunks are compared with
-ours, minus the `extra["syntax"]` facts that were dropped since, so the table says whether
-anything else changed. Times are CPU seconds of this process (the machine is shared); wall time is shown too,
-and the 1-minute load average before and after, since CPU time still grows on a busy machine.
+subprocess running ours, so both see the same load and neither is the bench's own process.
+Its chunks are compared with ours, minus the `extra["syntax"]` facts that were dropped since,
+so the table says whether anything else changed. Times are CPU seconds (the machine is
+shared); wall time is shown too, and the 1-minute load average before and after, since CPU
+time still grows on a busy machine.
 
 gdtoolkit's parser stops at the first line it cannot read, which in a Godot 3 file is one of
 the first few (`export var`, `onready var`, `tool`): it then spends almost no time on the file.
@@ -325,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5, help="timed runs of ours; the best is kept")
     ap.add_argument("--skip-gdtoolkit", action="store_true")
     ap.add_argument("--gdtoolkit-repeat", type=int, default=2, help="timed gdtoolkit runs; the best is kept")
-    ap.add_argument("--baseline", default=BASELINE_COMMIT, help="commit whose pure-Python parser is the baseline")
+    ap.add_argument("--baseline", default=BASELINE_COMMIT, help="commit whose pure-Python parser is the bar")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:

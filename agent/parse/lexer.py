@@ -34,7 +34,7 @@ _RAW_BODY = {'"""': r'(?:"(?!"")|[^"])*', "'''": r"(?:'(?!'')|[^'])*", '"': r'[^
 
 
 def _strings(group: str, bodies: dict[str, str]) -> str:
-    """One alternative per quote: the opening quote, the body as group `group<n>`, the closing quote if any."""
+    """One alternative per quote: opening quote, body (group `group<n>`), closing quote if any."""
     return "|".join(f"{q}(?P<{group}{n}>{bodies[q]})(?:{q})?" for n, q in enumerate(_QUOTES))
 
 
@@ -120,7 +120,8 @@ def lex(text: str, *, comment_char: str = "#") -> Lexed:
             prefix = "r"
             i = m.start() + (text[m.start()] == "r")
         else:
-            prefix = text[i - 1] if i > 0 and text[i - 1] in "&^" and (i < 2 or not text[i - 2].isalnum()) else ""
+            before = text[i - 1] if i > 0 else ""
+            prefix = before if before in ("&", "^") and (i < 2 or not text[i - 2].isalnum()) else ""
         start, content_end = m.span(kind)
         content = text[start:content_end]
         strings.append((prefix, content, i))

@@ -1,10 +1,11 @@
 """Identifiers, declared names and call candidates of one chunk, from its token stream.
 
-One regex splits the masked chunk into tokens (in the regex engine, not in Python); a small state machine then walks them.
-Identifiers need no state, so they come from the de-duplicated token list instead of the walk.
-The walk keeps only the last two links of the current dotted chain (no list per chain): that is
-all a call or member candidate is made of. Rewriting the walk as regexes over the joined tokens
-was tried and measured slower: each regex pass over the text costs about as much as the walk.
+One regex splits the masked chunk into tokens (in the regex engine, not in Python); a small
+state machine then walks them. Identifiers need no state, so they come from the de-duplicated
+token list instead of the walk. The walk keeps only the last two links of the current dotted
+chain (no list per chain): that is all a call or member candidate is made of. Rewriting the
+walk as regexes over the joined tokens was tried and measured slower: each regex pass over the
+text costs about as much as the walk.
 """
 
 from __future__ import annotations

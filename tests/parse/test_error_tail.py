@@ -8,7 +8,9 @@ from agent.parse.text import is_code_line
 # `_error_region` re-parses from row 8 (the `@export`); its trailing annotation piece once
 # took its last row relative to that sub-parse (row 1, before its start): overlapping chunks in
 # pure Python and a ValueError from the (since deleted) C `code_spans`
-TEXT = "var broken = (\n" + '\tif Input.is_action_pressed(&"ui_right"):\n' * 7 + "@export\n\tawait f().timeout"
+TEXT = (
+    "var broken = (\n" + '\tif Input.is_action_pressed(&"ui_right"):\n' * 7 + "@export\n\tawait f().timeout"
+)
 
 
 def test_dangling_annotation_after_error_region() -> None:

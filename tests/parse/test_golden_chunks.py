@@ -46,7 +46,7 @@ def test_fixture_projects_chunk_as_before(base_settings) -> None:
 
 @pytest.mark.skipif(not DESIGN_000.exists(), reason="the design notes are not on this machine")
 def test_design_example_project_chunks_as_before(base_settings) -> None:
-    """The example project of note 000, pasted twice there: B whole, A but for the prose after player.gd's code.
+    """Note 000's example project, pasted twice there: B whole, A but for the prose after player.gd.
 
     A's player.gd runs on into prose that the grammar reads as broken code (rows 56 on); that
     used to be a chunk per line and is now a chunk per broken region, so only its code is pinned.

@@ -1,4 +1,4 @@
-"""Hostile shapes keep sane chunk counts: tiny declarations by the thousand, nesting past the grammar's depth."""
+"""Hostile shapes keep sane chunk counts: tiny declarations by the thousand, nesting too deep to parse."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ def test_fifty_thousand_one_line_functions_fold_without_losing_spans() -> None:
     assert_coverage(text, chunks)
     assert len(chunks) == 1 + -(-100_000 // FOLDED_LINES)  # extends + 64-line folds
     folded = chunks[1]
-    assert (folded.chunk_kind, folded.name, folded.chunk_id) == ("function", "f0..f31", "many.gd:function:f0..f31")
+    assert (folded.chunk_kind, folded.name) == ("function", "f0..f31")
+    assert folded.chunk_id == "many.gd:function:f0..f31"
     assert (folded.span.start_line, folded.span.end_line) == (2, 65)
     members = [m for c in chunks[1:] for m in c.extra["members"]]
     assert [m["name"] for m in members] == [f"f{i}" for i in range(50_000)]
