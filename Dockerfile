@@ -1,12 +1,11 @@
 # The project's image, used by the `ui` and `bot` services in docker-compose.yml.
 FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PIP_NO_CACHE_DIR=1
-# gcc builds agent.parse's optional C speedups (setup.py); without it the install falls back to pure Python.
-RUN apt-get update && apt-get install -y --no-install-recommends git gcc libc6-dev && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # CPU torch first: a plain `torch` requirement would pull the CUDA build.
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
-COPY pyproject.toml setup.py README.md ./
+COPY pyproject.toml README.md ./
 COPY agent ./agent
 COPY bot ./bot
 COPY ui ./ui

@@ -155,12 +155,9 @@ def chunk_direct(path: str, text: str) -> list[dict[str, Any]]:
             if tag == "application":
                 symbols += [f for f in summary["features"]]
         start_byte, end_byte = lines.byte_span(first + 1, last + 1)
-        drafts.append(  # the draft layout of `agent.parse._chunks`: Chunk's fields, in order
+        drafts.append(  # Chunk's fields but the file's own (`agent.parse._chunks` adds them)
             {
                 "chunk_id": local_id,
-                "chunk_order": 0,
-                "source_file": "",
-                "source_sha256": "",
                 "chunk_kind": kind,
                 "node_kind": tag or "preamble",
                 "name": name,

@@ -6,12 +6,21 @@ of adjacent `var`/`const` lines is one `declaration_group`). What the grammar ca
 keyword to spaces of equal length before parsing, so every row and column stays true, or kept
 as an `unparsed` chunk. A final sweep guarantees the coverage invariant: every non-blank,
 non-comment line lies in exactly one chunk.
+
+Hostile shapes keep the chunk count sane: code nested deeper than the grammar's indent stack
+(it then hands back bare tokens) is one broken region, not one chunk per line, and long runs
+of tiny declarations fold into one chunk per `FOLDED_LINES` lines (`_fold_tiny_runs`).
+
+`Chunk.extra` keys written here, besides those of `agent.parse.facts`: `leading_annotations`
+(the annotations above a declaration), `recovered` (what was blanked before parsing) and
+`members` (each folded piece's kind, name and lines).
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from hashlib import sha256
 from itertools import filterfalse
@@ -21,7 +30,6 @@ from typing import Any
 import tree_sitter_gdscript
 from tree_sitter import Language, Node, Parser
 
-from agent.parse import speedups
 from agent.parse.facts import FileFacts
 from agent.parse.text import Lines, is_code_line
 
@@ -77,13 +85,14 @@ class Piece:
     status: str = "ok"
     declared: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    members: list[tuple[str, str | None, int, int]] = field(default_factory=list)
+    """(kind, name, first row, last row) of each tiny piece folded in by `_fold_tiny_runs`; else empty."""
 
 
 def _recover(src: bytes) -> tuple[bytes, dict[int, str]]:
     """Blank what the grammar cannot read; return the bytes to parse and {row: what was recovered}."""
     notes: dict[int, str] = {}
-    c = speedups.C
-    if not (c.has_recover_cues(src) if c is not None else b"sync" in src or b"$%" in src):
+    if b"sync" not in src and b"$%" not in src:
         return src, notes
     buf = bytearray(src)
     for rx, group, label in _RECOVER:
@@ -168,7 +177,11 @@ def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list
     lead: int | None = None  # first row of the comment/annotation block waiting for the next declaration
     lead_last = -2
     lead_notes: list[str] = []
-    for node in root.children:
+    children = root.children
+    skip_to = 0  # children before this index were folded into the previous error region
+    for i, node in enumerate(children):
+        if i < skip_to:
+            continue
         t = node.type
         (row, col), (end_row, end_col) = node.start_point, node.end_point  # one call each: they allocate
         last = (end_row - 1 if end_col == 0 and end_row > row else end_row) + offset  # as `_last_row`
@@ -198,6 +211,7 @@ def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list
                 kind = "tool"
             else:
                 # broken, or a statement that is not valid at class level
+                skip_to, last = _broken_run(children, i, last, offset)
                 sub = _error_region(row, last, rows, depth)
                 if lead is not None:
                     sub[0].start = lead
@@ -255,6 +269,27 @@ def _pieces(root: Node, rows: _Rows, *, offset: int = 0, depth: int = 0) -> list
     return pieces
 
 
+def _broken_run(children: list[Node], i: int, last: int, offset: int) -> tuple[int, int]:
+    """(index after, last row of) the broken code starting at child `i`.
+
+    Deep nesting (beyond what the grammar's indent stack holds) comes back as a flat list of
+    bare tokens at the top level. The tokens after the first that start indented, or on a row
+    the run already holds, continue the same broken code: one region, not one chunk per line.
+    """
+    j = i + 1
+    while j < len(children):
+        node = children[j]
+        t = node.type
+        (row, col), (end_row, end_col) = node.start_point, node.end_point
+        if (t in _PIECE_KIND or t == "annotation") and col == 0:
+            break  # a declaration or an annotation of its own
+        if col == 0 and row + offset > last:
+            break  # a new top-level line: handled on its own, as before
+        last = max(last, (end_row - 1 if end_col == 0 and end_row > row else end_row) + offset)
+        j += 1
+    return j, last
+
+
 def _merge(prev: Piece, piece: Piece) -> None:
     """Fold a piece that shares lines with the previous one into it (one line, one chunk)."""
     prev.end = max(prev.end, piece.end)
@@ -292,20 +327,80 @@ def _cover(pieces: list[Piece], text: list[str]) -> list[Piece]:
     return sorted(out + gaps, key=_START) if gaps else out
 
 
+TINY_LINES = 2
+"""A piece of at most this many lines (`func f():` + `pass`, a `signal`) is tiny."""
+TINY_RUN = 16
+"""Only runs of at least this many consecutive tiny pieces are folded together."""
+FOLDED_LINES = 64
+"""A folded chunk spans at most this many lines."""
+_UNFOLDED_KINDS = frozenset({"class_extends", "class_name", "tool"})
+
+
+def _fold_tiny_runs(pieces: list[Piece]) -> list[Piece]:
+    """Fold long runs of tiny pieces into chunks of up to `FOLDED_LINES` lines.
+
+    50,000 one-line functions would otherwise be 50,000 chunks, each a retrieval and a
+    judgment. Ordinary code never has `TINY_RUN` such pieces in a row, so it chunks as before.
+    Declarations of any kind fold together (a `signal` between one-line functions does not
+    break the run); `unparsed` pieces fold only with each other. A folded piece keeps each
+    member's kind, name and rows (`Chunk.extra["members"]`); its kind is its members' most
+    common one, its name `first..last`. The lines between members are blank or comments (`_cover` left no code
+    outside a piece), so the folded span holds exactly the members' code.
+    """
+    out: list[Piece] = []
+    i, n = 0, len(pieces)
+    while i < n:
+        p = pieces[i]
+        j = i
+        while (
+            j < n
+            and pieces[j].end - pieces[j].start < TINY_LINES
+            and pieces[j].kind not in _UNFOLDED_KINDS
+            and (pieces[j].kind == "unparsed") == (p.kind == "unparsed")  # broken code folds apart
+        ):
+            j += 1
+        if j - i < TINY_RUN:
+            out.append(p)
+            i += 1
+            continue
+        while i < j:  # the run pieces[i:j], cut into groups of at most FOLDED_LINES lines
+            k = i + 1
+            while k < j and pieces[k].end - pieces[i].start < FOLDED_LINES:
+                k += 1
+            out.append(_folded(pieces[i:k]))
+            i = k
+    return out
+
+
+def _folded(group: list[Piece]) -> Piece:
+    """One piece holding `group` (consecutive tiny pieces), its members listed."""
+    first, last = group[0], group[-1]
+    if len(group) == 1:
+        return first
+    names = first.name, last.name
+    kinds = Counter(p.kind for p in group)
+    piece = Piece(
+        max(kinds, key=kinds.__getitem__),  # the most common; the first of a tie
+        [t for p in group for t in p.node_kinds],
+        first.start,
+        last.end,
+        f"{names[0]}..{names[1]}" if names[0] and names[1] else None,
+        "error" if first.kind == "unparsed" else "partial" if any(p.status != "ok" for p in group) else "ok",
+        [d for p in group for d in p.declared],
+        [a for p in group for a in p.notes],
+        [(p.kind, p.name, p.start, p.end) for p in group],
+    )
+    return piece
+
+
 def _code_spans(text: str, rows: list[str], ranges: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
     """(code, start_byte, end_byte) of each row range, as `Lines.slice` and `Lines.byte_span` give them.
 
     `rows` are `text`'s lines (`Lines.of(text).lines`) and the ranges ascend without overlap,
     as `_cover` leaves the pieces. Without a CR in the text, a range's code is one slice of
     the text (rows joined with "\\n" are the text between them); byte offsets are counted
-    only at range boundaries, from the characters between them (ASCII: one byte each). The C
-    `code_spans` does the same in one call (texts without a CR or a surrogate).
+    only at range boundaries, from the characters between them (ASCII: one byte each).
     """
-    c = speedups.C
-    if c is not None:
-        spans: list[tuple[str, int, int]] | None = c.code_spans(text, ranges)  # None: CR or surrogate
-        if spans is not None:
-            return spans
     out: list[tuple[str, int, int]] = []
     if "\r" in text:  # rows lost their CR: join them, offsets from the per-row table
         lines = Lines.of(text)
@@ -340,7 +435,7 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     src = text.encode("utf-8")
     to_parse, recovered = _recover(src)
     tree = _parser().parse(to_parse)
-    pieces = _cover(_pieces(tree.root_node, _Rows(to_parse)), rows)
+    pieces = _fold_tiny_runs(_cover(_pieces(tree.root_node, _Rows(to_parse)), rows))
     del tree
 
     facts = FileFacts(text)
@@ -352,9 +447,9 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
     decl_text: dict[str, str] = {}
     groups = [p for p in pieces if p.kind == "declaration_group"]
     if groups:
-        # the masked rows up to the last group's only (declarations usually open the file): rows
-        # 0..k of `masked.split("\n", k + 1)` are those of `masked.split("\n")`
-        m_lines = facts.masked.split("\n", max(p.end for p in groups) + 1)
+        # the code rows up to the last group's only (declarations usually open the file): rows
+        # 0..k of `code.split("\n", k + 1)` are those of `code.split("\n")`
+        m_lines = facts.code.split("\n", max(p.end for p in groups) + 1)
         find_names = _VAR_NAME.findall  # one group: the names, as `m.group(1)` of each match
         for p in groups:
             for r in range(p.start, p.end + 1):
@@ -369,20 +464,11 @@ def chunk_gdscript(text: str) -> list[dict[str, Any]]:
         for (start, last), chunk_facts in zip(ranges, all_facts, strict=True):
             rec = sorted({recovered[r] for r in range(start, last) if r in recovered})
             if rec:
-                extra = chunk_facts["extra"]
-                extra["recovered"] = rec
-                if "sync keyword" in rec:
-                    extra["syntax"]["rpc_keyword"] = extra["syntax"]["rpc_keyword"] or "sync"
-    args = (pieces, ranges, all_facts, spans, decl_text, extends_text, extends_stripped)
-    c = speedups.C
-    if c is not None:  # the same loop in one call
-        kinds = (_ORDINAL_KINDS, _CONTEXT_KINDS, _NO_CONTEXT_KINDS)
-        drafts: list[dict[str, Any]] = c.drafts(*args, *kinds, sha256)
-        return drafts
-    return _drafts_py(*args)
+                chunk_facts["extra"]["recovered"] = rec
+    return _drafts(pieces, ranges, all_facts, spans, decl_text, extends_text, extends_stripped)
 
 
-def _drafts_py(
+def _drafts(
     pieces: list[Piece],
     ranges: list[tuple[int, int]],
     all_facts: list[dict[str, Any]],
@@ -391,7 +477,7 @@ def _drafts_py(
     extends_text: str,
     extends_stripped: str,
 ) -> list[dict[str, Any]]:
-    """The chunk drafts of a file's pieces (the reference of the C `drafts`).
+    """The chunk drafts of a file's pieces.
 
     `ranges` are the pieces' (0-based first row, 1-based last line), `all_facts` their facts
     dicts and `spans` their (code, start_byte, end_byte); `decl_text` maps each file-level
@@ -416,6 +502,10 @@ def _drafts_py(
         extra = chunk_facts["extra"]
         if p.notes:
             extra["leading_annotations"] = p.notes
+        if p.members:
+            extra["members"] = [
+                {"kind": k, "name": n, "start_line": a + 1, "end_line": b + 1} for k, n, a, b in p.members
+            ]
         if kind in _CONTEXT_KINDS:
             used: list[str] = []
             if decl_text:
@@ -431,12 +521,9 @@ def _drafts_py(
         else:
             context = extends_text
         node_kinds = p.node_kinds
-        drafts.append(  # the draft layout of `agent.parse._chunks`: Chunk's fields, in order
+        drafts.append(  # Chunk's fields but the file's own (`agent.parse._chunks` adds them)
             {
                 "chunk_id": local_id,
-                "chunk_order": 0,
-                "source_file": "",
-                "source_sha256": "",
                 "chunk_kind": kind,
                 "node_kind": node_kinds[0] if len(node_kinds) == 1 else "+".join(dict.fromkeys(node_kinds)),
                 "name": name,

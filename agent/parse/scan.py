@@ -1,10 +1,11 @@
 """Identifiers, declared names and call candidates of one chunk, from its token stream.
 
-One regex splits the masked chunk into tokens (C speed); a small state machine then walks them.
-Identifiers need no state, so they come from the de-duplicated token list instead of the walk.
-The walk keeps only the last two links of the current dotted chain (no list per chain): that is
-all a call or member candidate is made of. Rewriting the walk as regexes over the joined tokens
-was tried and measured slower: each regex pass over the text costs about as much as the walk.
+One regex splits the masked chunk into tokens (in the regex engine, not in Python); a small
+state machine then walks them. Identifiers need no state, so they come from the de-duplicated
+token list instead of the walk. The walk keeps only the last two links of the current dotted
+chain (no list per chain): that is all a call or member candidate is made of. Rewriting the
+walk as regexes over the joined tokens was tried and measured slower: each regex pass over the
+text costs about as much as the walk.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ _NAME_START = frozenset(string.ascii_letters + "_")
 _SIGILS = frozenset("$%")
 
 
-def scan(masked: str) -> tuple[list[str], list[str], list[str], bool]:
-    """(identifiers, declared names, call/member candidates, has a lambda) of masked code.
+def scan(masked: str) -> tuple[list[str], list[str], list[str]]:
+    """(identifiers, declared names, call/member candidates) of masked code.
 
     A dotted chain followed by `(` is a call (`Input.is_action_pressed`, `$Sprite.play`,
     `create_timer` after `get_tree().`); a chain on a capitalised name not followed by `(` is
@@ -44,7 +45,6 @@ def scan(masked: str) -> tuple[list[str], list[str], list[str], bool]:
     params_depth = 0  # >0 while inside a func's parameter list
     expect_param = False
     after_func = False
-    has_lambda = False
     for tok in tokens:
         c = tok[0]
         if c in _NAME_START:
@@ -79,7 +79,6 @@ def scan(masked: str) -> tuple[list[str], list[str], list[str], bool]:
         if c == "(":
             if after_func:
                 after_func = False
-                has_lambda = has_lambda or declare_next == "func"  # `func(`: no name, so a lambda
                 declare_next = ""
                 params_depth, expect_param = 1, True
                 links = 0
@@ -112,24 +111,19 @@ def scan(masked: str) -> tuple[list[str], list[str], list[str], bool]:
     if links > 1 and prev[0].isupper():
         calls.append(f"{prev}.{last}")
     identifiers = [t for t in dict.fromkeys(tokens) if t[0] in _NAME_START and t not in KEYWORDS]
-    return identifiers, list(dict.fromkeys(declared)), list(dict.fromkeys(calls)), has_lambda
+    return identifiers, list(dict.fromkeys(declared)), list(dict.fromkeys(calls))
 
 
 CUE_PATH = 1
 """`scan_facts` cue bit: `$`, `%` or `get_node` occurs, so node paths are worth looking for."""
-CUE_CONNECT = 2
-"""`scan_facts` cue bit: `connect` occurs."""
 
 
-def scan_facts(masked: str) -> tuple[list[str], list[str], list[str], bool, list[str], int]:
+def scan_facts(masked: str) -> tuple[list[str], list[str], list[str], list[str], int]:
     """`scan` plus what `facts` reads next: symbol candidates among the identifiers, and cue bits.
 
-    Symbols are the capitalised identifiers that are not all caps (`Vector2`, not `ZERO`). The
-    C extension's `scan_rows` returns exactly this for each row range (see `agent.parse.speedups`).
+    Symbols are the capitalised identifiers that are not all caps (`Vector2`, not `ZERO`).
     """
-    identifiers, declared, calls, has_lambda = scan(masked)
+    identifiers, declared, calls = scan(masked)
     symbols = [i for i in identifiers if i[0].isupper() and not i.isupper()]
     cues = CUE_PATH if "$" in masked or "%" in masked or "get_node" in masked else 0
-    if "connect" in masked:
-        cues |= CUE_CONNECT
-    return identifiers, declared, calls, has_lambda, symbols, cues
+    return identifiers, declared, calls, symbols, cues

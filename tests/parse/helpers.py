@@ -60,24 +60,3 @@ def traced_growth(run, repeats: int) -> int:
     finally:
         tracemalloc.stop()
 
-
-def rss_growth_kb(run, repeats: int) -> int:
-    """Growth of the process's max RSS (kB) over `repeats` calls of `run` after three warm-up calls.
-
-    Debug builds of CPython also check the total reference count (a refcount leak in C code).
-    """
-    import gc
-    import resource
-    import sys
-
-    for _ in range(3):
-        run()
-    gc.collect()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    refs_before = sys.gettotalrefcount() if hasattr(sys, "gettotalrefcount") else None
-    for _ in range(repeats):
-        run()
-    gc.collect()
-    if refs_before is not None:
-        assert sys.gettotalrefcount() - refs_before < 1000
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before

@@ -102,8 +102,8 @@ def test_parse_cache_reused_across_paths_and_prompts():
     assert after["hits"] == mid["hits"] + 1 and after["misses"] == mid["misses"]
     assert [c.chunk_id for c in second] == ["b/two.gd:class_extends:1", "b/two.gd:function:cached_only_here"]
     assert [c.code_text for c in first] == [c.code_text for c in second]
-    second[0].extra["syntax"]["tool"] = True  # callers may mutate their copy; the cache stays clean
-    assert chunk_file(source("c.gd", text))[0].extra["syntax"]["tool"] is False
+    second[1].extra["identifiers"].append("mutated")  # callers may mutate their copy; the cache stays clean
+    assert "mutated" not in chunk_file(source("c.gd", text))[1].extra["identifiers"]
 
 
 def test_same_file_under_another_prompt_is_not_parsed_again(base_settings):
