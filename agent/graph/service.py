@@ -29,9 +29,10 @@ log = logging.getLogger(__name__)
 
 __all__ = ["AnalysisService", "ProgressEvent", "RunBusyError", "new_run_id"]
 
-EVIDENCE_WINDOW = 1
-"""Chunks per pass with the evidence judge: it is CPU bound on the retriever, so one chunk per pass
-keeps per-chunk latency lowest (the LLM judge uses llm_max_concurrency to keep the endpoint busy)."""
+EVIDENCE_WINDOW = 16
+"""Chunks claimed per pass with the evidence judge: their queries are embedded in one model call
+and the pass costs one checkpoint (see bench/analyze.py); each chunk is still stored the moment it
+is judged. The LLM judge claims llm_max_concurrency chunks per pass, judged side by side."""
 DURABILITY = "async"
 """Checkpoint writes overlap the next step. Safe here: a lost last checkpoint only re-runs a step,
 and the score DB (done chunks skipped, attempts counted at each start) makes that idempotent."""
