@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 
 from agent.botstore import BotRun, BotStore
+from agent.graph.report import Report
 from agent.graph.service import RunBusyError
+from agent.runs import new_run_id, owner_of
 from bot import format as fmt
 from bot.config import BotConfig
 from bot.errors import UserError
@@ -30,16 +31,6 @@ from bot.sources import build_intake
 log = logging.getLogger(__name__)
 
 ChannelResolver = Callable[[int], Awaitable[Any | None]]
-
-
-def owner_of(user_id: int) -> str:
-    """The service's owner string for a Discord user."""
-    return f"discord:{user_id}"
-
-
-def new_run_id() -> str:
-    """A fresh run id; the `dc-` prefix tells runs started from Discord apart."""
-    return f"dc-{uuid.uuid4().hex[:16]}"
 
 
 class Coordinator:
@@ -120,7 +111,7 @@ class Coordinator:
         if refusal is not None:
             await self.reply(interaction, refusal.message)
             return None
-        run_id = new_run_id()
+        run_id = new_run_id("dc-")  # the prefix tells runs started from Discord apart
         self.guard.start(run_id)  # reserve the slot before the first await
         try:
             await self.defer(interaction)
@@ -137,7 +128,7 @@ class Coordinator:
             )
             await self.store.record(
                 run_id=run_id,
-                owner=owner_of(user_id),
+                owner=owner_of("discord", user_id),
                 user_id=user_id,
                 guild_id=guild_id,
                 channel_id=interaction.channel_id,
@@ -157,7 +148,7 @@ class Coordinator:
             raise
         return self._spawn(
             run_id,
-            self._run_new(run_id, intake, target, progress, owner_of(user_id), spec.label, question),
+            self._run_new(run_id, intake, target, progress, owner_of("discord", user_id), spec.label, question),
             target,
         )
 
@@ -227,14 +218,14 @@ class Coordinator:
         question: str | None,
     ) -> None:
         reporter = ProgressReporter(progress, interval=self.config.progress_interval, label=label)
-        report = await self.service.analyze(intake, run_id=run_id, owner=owner, on_event=reporter.on_event)
+        report = await self.service.analyze_report(intake, run_id=run_id, owner=owner, on_event=reporter.on_event)
         await reporter.close()
         await self.post_result(run_id, report, target, question=question)
 
     # -- posting ---------------------------------------------------------------------------------
 
     async def post_result(
-        self, run_id: str, report: dict[str, Any], target: Any, *, question: str | None
+        self, run_id: str, report: Report, target: Any, *, question: str | None
     ) -> bool:
         """Post the result embed (and report files) once; False if another attempt already posted it."""
         if not await self.store.claim_post(run_id):
@@ -306,18 +297,18 @@ class Coordinator:
                 allowed_mentions=no_mentions(),
             )
             return
-        if report.get("status") != "completed":
+        if report.status != "completed":
             progress = await self._progress_message(row, target)
             reporter = ProgressReporter(
                 progress, interval=self.config.progress_interval, label=row.source_label
             )
-            report = await self.service.resume(row.run_id, on_event=reporter.on_event)
+            report = await self.service.resume_report(row.run_id, on_event=reporter.on_event)
             await reporter.close()
         await self.post_result(row.run_id, report, target, question=row.question or None)
 
-    async def _report_or_none(self, run_id: str) -> dict[str, Any] | None:
+    async def _report_or_none(self, run_id: str) -> Report | None:
         try:
-            return await self.service.report(run_id)
+            return await self.service.stored_report(run_id)
         except (KeyError, LookupError):
             return None
 
@@ -326,7 +317,7 @@ class Coordinator:
     async def _owned_run(self, interaction: Any, run_id: str) -> tuple[BotRun | None, dict[str, Any]]:
         """The run if it belongs to this user; the same 'not found' otherwise, so ids leak nothing."""
         run_id = run_id.strip()
-        owner = owner_of(interaction.user.id)
+        owner = owner_of("discord", interaction.user.id)
         row = await self.store.get(run_id)
         mine = row is not None and row.owner == owner
         if not mine and row is None:
@@ -352,7 +343,7 @@ class Coordinator:
     async def runs(self, interaction: Any) -> None:
         """/runs: the user's own runs."""
         await self.defer(interaction)
-        runs = await self.service.list_runs(owner=owner_of(interaction.user.id))
+        runs = await self.service.list_runs(owner=owner_of("discord", interaction.user.id))
         await self.reply(interaction, embed=fmt.runs_embed(list(runs)))
 
     async def resume(self, interaction: Any, run_id: str) -> asyncio.Task[None] | None:
@@ -369,9 +360,9 @@ class Coordinator:
         try:
             await self.defer(interaction)
             row, report = await self._owned_run(interaction, run_id)
-            if report.get("status") in ("completed", "running"):
+            if report.status in ("completed", "running"):
                 state = (
-                    "already complete" if report["status"] == "completed" else "running in another process"
+                    "already complete" if report.status == "completed" else "running in another process"
                 )
                 await self.reply(interaction, f"Run `{run_id}` is {state}.", embed=fmt.status_embed(report))
                 self.guard.finish(run_id)
@@ -384,7 +375,7 @@ class Coordinator:
             )
             await self.store.record(
                 run_id=run_id,
-                owner=owner_of(interaction.user.id),
+                owner=owner_of("discord", interaction.user.id),
                 user_id=interaction.user.id,
                 guild_id=interaction.guild_id,
                 channel_id=interaction.channel_id,
@@ -410,7 +401,7 @@ class Coordinator:
 
     async def _resume_into(self, row: BotRun, target: Any, progress: Any) -> None:
         reporter = ProgressReporter(progress, interval=self.config.progress_interval, label=row.source_label)
-        report = await self.service.resume(row.run_id, on_event=reporter.on_event)
+        report = await self.service.resume_report(row.run_id, on_event=reporter.on_event)
         await reporter.close()
         await self.post_result(row.run_id, report, target, question=row.question or None)
 

@@ -1,8 +1,8 @@
 """Turn service reports into Discord messages: progress lines, result embeds, report files.
 
-Pure functions: they take the report dict (the CLI `--format json` object plus the extra keys)
-and return discord.py objects that already respect every Discord limit, with user-provided
-text neutralized so it can never ping anyone.
+Pure functions: they take the run's `Report` (agent.graph.report; its JSON form is the CLI's
+`--format json` object) and return discord.py objects that already respect every Discord
+limit, with user-provided text neutralized so it can never ping anyone.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import discord
+
+from agent.graph.report import ChunkReport, Evidence, MigrationItem, Report
 
 from bot import limits
 from bot.limits import clip
@@ -104,46 +106,42 @@ def _counts_line(counts: dict[str, Any]) -> str:
     return " · ".join(f"{k} {counts.get(k, 0)}" for k in ("godot3", "godot4", "neutral"))
 
 
-def _chunk_status_line(chunks: list[dict[str, Any]]) -> str:
-    c = Counter(ch.get("status", "?") for ch in chunks)
+def _chunk_status_line(chunks: list[ChunkReport]) -> str:
+    c = Counter(ch.status for ch in chunks)
     return ", ".join(f"{n} {s}" for s, n in sorted(c.items()))
 
 
-def _item_field(item: dict[str, Any]) -> tuple[str, str]:
-    name = lines_label(item.get("source_file"), item.get("start_line"), item.get("end_line"))
-    old, new = item.get("old") or "?", item.get("new")
+def _item_field(item: MigrationItem) -> tuple[str, str]:
+    name = lines_label(item.source_file, item.start_line, item.end_line)
+    old, new = item.old or "?", item.new
     value = f"`{clip(safe_text(str(old)), 300)}` → " + (
         f"`{clip(safe_text(str(new)), 300)}`" if new else "(removed)"
     )
-    if item.get("docs_url"):
-        value += f"\n[docs]({clip(str(item['docs_url']), 400)})"
+    if item.docs_url:
+        value += f"\n[docs]({clip(item.docs_url, 400)})"
     return clip(safe_text(name), limits.EMBED_FIELD_NAME), clip(value, limits.EMBED_FIELD_VALUE)
 
 
-def _evidence_line(ev: dict[str, Any]) -> str:
-    title = ev.get("title") or ev.get("record_id") or "?"
-    url = ev.get("source_url")
-    text = f"{ev.get('table', '?')}: {title}"
-    if ev.get("source_api") or ev.get("target_api"):
-        text += f" ({ev.get('source_api')} → {ev.get('target_api')})"
-    return f"[{text}]({url})" if url else text
+def _evidence_line(ev: Evidence) -> str:
+    text = f"{ev.table}: {ev.title or ev.record_id}"
+    if ev.source_api or ev.target_api:
+        text += f" ({ev.source_api} → {ev.target_api})"
+    return f"[{text}]({ev.source_url})" if ev.source_url else text
 
 
-def result_message(
-    report: dict[str, Any], *, top_items: int = 10, question: str | None = None
-) -> OutgoingMessage:
+def result_message(report: Report, *, top_items: int = 10, question: str | None = None) -> OutgoingMessage:
     """The result post: one embed within every limit, plus report files when detail does not fit."""
-    verdict = report.get("verdict") or {}
-    label = verdict.get("label", "ambiguous")
-    status = report.get("status", "completed")
-    chunks: list[dict[str, Any]] = report.get("chunks") or []
-    items: list[dict[str, Any]] = report.get("migration_items") or []
-    excluded = report.get("excluded_files") or []
-    run_id = str(report.get("run_id", "?"))
+    verdict = report.verdict
+    label = verdict.label
+    status = report.status
+    chunks = report.chunks
+    items = report.migration_items
+    excluded = report.excluded_files
+    run_id = report.run_id
     truncated = False
 
     title = f"Verdict: {label}"
-    if verdict.get("migration_required"):
+    if verdict.migration_required:
         title += " (migration required)"
     if status != "completed":
         title = f"Run {status}: " + title
@@ -154,21 +152,20 @@ def result_message(
     parts: list[str] = []
     if question:
         parts.append(f"**Question:** {clip(safe_text(question), 300)}")
-    if verdict.get("summary"):  # its first line; the item list it goes on with is in the fields
-        parts.append(clip(safe_text(display_path(str(verdict["summary"]).strip().split("\n")[0])), 1200))
+    if verdict.summary:  # its first line; the item list it goes on with is in the fields
+        parts.append(clip(safe_text(display_path(verdict.summary.strip().split("\n")[0])), 1200))
     statuses = _chunk_status_line(chunks) or "none"
-    parts.append(f"**Chunks:** {len(chunks)} ({statuses}) · {_counts_line(verdict.get('counts') or {})}")
+    parts.append(f"**Chunks:** {len(chunks)} ({statuses}) · {_counts_line(verdict.counts.model_dump())}")
     parts.append(f"**Excluded files:** {len(excluded)}")
     if status != "completed":
         parts.append(f"Not finished: use `/resume {clip(run_id, 80)}` to continue.")
-    answer = report.get("direct_answer") or {}
-    answer_text = answer.get("answer") or answer.get("text")
-    if answer_text:
-        parts.append("**Answer:** " + clip(safe_text(display_path(str(answer_text))), 1200))
+    answer = report.direct_answer
+    if answer and answer.answer:
+        parts.append("**Answer:** " + clip(safe_text(display_path(answer.answer)), 1200))
     description = "\n".join(parts)
-    if answer.get("suggested_code"):
+    if answer and answer.suggested_code:
         room = limits.EMBED_DESCRIPTION - len(description) - 40
-        block = code_block(str(answer["suggested_code"]), "gdscript", limit=room) if room > 60 else ""
+        block = code_block(answer.suggested_code, "gdscript", limit=room) if room > 60 else ""
         if block and block.count("\n") and not block.endswith("…\n```"):
             description += "\n**Suggested Godot 4 code:**\n" + block
         else:
@@ -194,12 +191,12 @@ def result_message(
     inline_detail = len(chunks) <= 1 and not truncated
     if inline_detail and chunks:
         ch = chunks[0]
-        j = ch.get("judgment") or {}
+        j = ch.judgment
         if j:
-            value = f"{j.get('label')} · {j.get('version_signal')} · confidence {j.get('confidence')}\n"
-            value += safe_text(str(j.get("rationale") or ""))
+            value = f"{j.label} · {j.version_signal} · confidence {j.confidence}\n"
+            value += safe_text(j.rationale)
             embed.add_field(name="Judgment", value=clip(value, limits.EMBED_FIELD_VALUE), inline=False)
-        ev = ch.get("evidence") or []
+        ev = ch.evidence
         if ev:
             value = "\n".join(safe_text(_evidence_line(e)) for e in ev)
             if len(value) > limits.EMBED_FIELD_VALUE:
@@ -225,53 +222,47 @@ def _safe_run_id(run_id: str) -> str:
     return _RUN_ID_SAFE.sub("-", run_id)[:40] or "run"
 
 
-def report_markdown(report: dict[str, Any]) -> str:
+def report_markdown(report: Report) -> str:
     """Full detail as Markdown: verdict, migration items, excluded files, every chunk with evidence."""
-    v = report.get("verdict") or {}
-    out = [f"# godot-rag report {report.get('run_id')}", ""]
-    out.append(f"- status: {report.get('status')}")
-    out.append(f"- verdict: {v.get('label')} (migration required: {v.get('migration_required')})")
-    out.append(f"- counts: {_counts_line(v.get('counts') or {})}")
-    if report.get("prompt"):
-        out.append(f"- question: {report['prompt']}")
-    if v.get("summary"):
-        out += ["", str(v["summary"])]
-    answer = report.get("direct_answer") or {}
-    if answer.get("answer") or answer.get("text"):
-        out += ["", "## Answer", "", str(answer.get("answer") or answer.get("text"))]
-    if answer.get("suggested_code"):
-        out += ["", "```gdscript", str(answer["suggested_code"]).rstrip("\n"), "```"]
-    items = report.get("migration_items") or []
-    if items:
+    v = report.verdict
+    out = [f"# godot-rag report {report.run_id}", ""]
+    out.append(f"- status: {report.status}")
+    out.append(f"- verdict: {v.label} (migration required: {v.migration_required})")
+    out.append(f"- counts: {_counts_line(v.counts.model_dump())}")
+    if report.prompt:
+        out.append(f"- question: {report.prompt}")
+    if v.summary:
+        out += ["", v.summary]
+    answer = report.direct_answer
+    if answer and answer.answer:
+        out += ["", "## Answer", "", answer.answer]
+    if answer and answer.suggested_code:
+        out += ["", "```gdscript", answer.suggested_code.rstrip("\n"), "```"]
+    if report.migration_items:
         out += ["", "## Migration items", ""]
-        for it in items:
-            where = lines_label(it.get("source_file"), it.get("start_line"), it.get("end_line"))
-            line = f"- {where}: `{it.get('old')}` → `{it.get('new')}`"
-            if it.get("docs_url"):
-                line += f" ([docs]({it['docs_url']}))"
+        for it in report.migration_items:
+            line = f"- {lines_label(it.source_file, it.start_line, it.end_line)}: `{it.old}` → `{it.new}`"
+            if it.docs_url:
+                line += f" ([docs]({it.docs_url}))"
             out.append(line)
-    excluded = report.get("excluded_files") or []
-    if excluded:
+    if report.excluded_files:
         out += ["", "## Excluded files", ""]
-        out += [f"- {e.get('path')}: {e.get('reason')}" for e in excluded]
-    chunks = report.get("chunks") or []
-    out += ["", f"## Chunks ({len(chunks)})"]
-    for ch in chunks:
-        j = ch.get("judgment") or {}
-        where = lines_label(ch.get("source_file"), ch.get("start_line"), ch.get("end_line"))
-        out += ["", f"### {ch.get('chunk_order')}. {where} ({ch.get('chunk_kind')}) — {ch.get('status')}"]
+        out += [f"- {e.path}: {e.reason}" for e in report.excluded_files]
+    out += ["", f"## Chunks ({len(report.chunks)})"]
+    for ch in report.chunks:
+        j = ch.judgment
+        where = lines_label(ch.source_file, ch.start_line, ch.end_line)
+        out += ["", f"### {ch.chunk_order}. {where} ({ch.chunk_kind}) — {ch.status}"]
         if j:
-            out.append(
-                f"- judgment: {j.get('label')} / {j.get('version_signal')}"
-                f" / migration {j.get('migration_required')} / confidence {j.get('confidence')}"
-            )
-            out.append(f"- rationale: {j.get('rationale')}")
-            if j.get("evidence_ids"):
-                out.append(f"- cited: {', '.join(map(str, j['evidence_ids']))}")
-        if ch.get("query_terms"):
-            out.append(f"- query terms: {', '.join(map(str, ch['query_terms']))}")
-        for ev in ch.get("evidence") or []:
-            out.append(f"  - {_evidence_line(ev)} (score {ev.get('score')}, id {ev.get('record_id')})")
+            out.append(f"- judgment: {j.label} / {j.version_signal} / migration {j.migration_required}"
+                       f" / confidence {j.confidence}")
+            out.append(f"- rationale: {j.rationale}")
+            if j.evidence_ids:
+                out.append(f"- cited: {', '.join(j.evidence_ids)}")
+        if ch.query_terms:
+            out.append(f"- query terms: {', '.join(ch.query_terms)}")
+        for ev in ch.evidence:
+            out.append(f"  - {_evidence_line(ev)} (score {ev.score}, id {ev.record_id})")
     return "\n".join(out) + "\n"
 
 
@@ -282,34 +273,32 @@ def _file(data: bytes, name: str) -> discord.File:
     return discord.File(io.BytesIO(data), filename=name)
 
 
-def report_files(report: dict[str, Any]) -> list[discord.File]:
-    """The full report as Markdown (for people) and JSON (for scripts), each under the upload cap."""
-    rid = _safe_run_id(str(report.get("run_id", "run")))
+def report_files(report: Report) -> list[discord.File]:
+    """The full report as Markdown (for people) and JSON (the CLI's, for scripts), each under the upload cap."""
+    rid = _safe_run_id(report.run_id)
     md = report_markdown(report).encode("utf-8")
-    js = json.dumps(report, indent=1, ensure_ascii=False, default=str).encode("utf-8")
+    js = json.dumps(report.to_dict(), indent=1, ensure_ascii=False).encode("utf-8")
     files = [_file(md, f"godot-rag-{rid}.md")]
     if len(md) + len(js) <= limits.FILE_BYTES:
         files.append(_file(js, f"godot-rag-{rid}.json"))
     return files
 
 
-def status_embed(report: dict[str, Any], *, running_here: bool = False) -> discord.Embed:
+def status_embed(report: Report, *, running_here: bool = False) -> discord.Embed:
     """Where a run stands: status, chunk counts, verdict when complete."""
-    run_id = str(report.get("run_id", "?"))
-    chunks = report.get("chunks") or []
-    status = report.get("status", "?")
+    run_id = report.run_id
+    chunks = report.chunks
+    status = report.status
     if running_here and status != "completed":
         status = "running"
     embed = discord.Embed(title=clip(f"Run {run_id}: {status}", limits.EMBED_TITLE))
-    done = sum(1 for c in chunks if c.get("status") == "done")
+    done = sum(1 for c in chunks if c.status == "done")
     lines = [f"**Chunks:** {done}/{len(chunks)} done ({_chunk_status_line(chunks) or 'none'})"]
-    verdict = report.get("verdict") or {}
-    if status == "completed" and verdict:
-        lines.append(f"**Verdict:** {verdict.get('label')} · {_counts_line(verdict.get('counts') or {})}")
+    if status == "completed":
+        lines.append(f"**Verdict:** {report.verdict.label} · {_counts_line(report.verdict.counts.model_dump())}")
     elif status not in ("running", "completed"):
         lines.append(f"Use `/resume {clip(run_id, 80)}` to continue it.")
-    files = report.get("files") or []
-    lines.append(f"**Files:** {len(files)} analyzed, {len(report.get('excluded_files') or [])} excluded")
+    lines.append(f"**Files:** {len(report.files)} analyzed, {len(report.excluded_files)} excluded")
     embed.description = clip(safe_text("\n".join(lines)), limits.EMBED_DESCRIPTION)
     return embed
 

@@ -1,11 +1,13 @@
-"""Fetch what the user gave (download, clone) and hand it to agent.intake. Runs after the deferral."""
+"""Read what the user gave (the attachment's bytes) and hand it to `agent.intake.from_source`.
+
+Runs after the deferral.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from agent.intake import IntakeError, IntakeResult, intake_github, intake_snippet, intake_uploads
+from agent.intake import IntakeError, IntakeResult, from_source
 from bot.errors import UserError
 from bot.inputs import SourceSpec
 
@@ -18,29 +20,19 @@ async def build_intake(
     max_bytes: int | None = None,
     github_origin_for_tests: str | None = None,
 ) -> IntakeResult:
-    """The IntakeResult for one source; intake refusals become short user-facing errors.
-
-    Intake is synchronous (zip reading, git clone), so it runs in a worker thread and the
-    event loop keeps serving other users meanwhile.
-    """
+    """The IntakeResult for one source; intake refusals become short user-facing errors."""
     try:
         if spec.kind == "snippet":
             assert spec.text is not None
-            return await asyncio.to_thread(intake_snippet, spec.text, prompt=question, settings=settings)
+            return await from_source(text=spec.text, prompt=question, settings=settings)
         if spec.kind == "file":
             data = await spec.attachment.read()
             if max_bytes is not None and len(data) > max_bytes:  # the metadata lied
                 raise UserError(f"`{spec.label[:80]}` is over the size limit of {max_bytes:,} bytes.")
-            return await asyncio.to_thread(
-                intake_uploads, [(str(spec.attachment.filename), data)], prompt=question, settings=settings
-            )
+            return await from_source(files=[(str(spec.attachment.filename), data)], prompt=question,
+                                     settings=settings)
         assert spec.url is not None
-        return await asyncio.to_thread(
-            intake_github,
-            spec.url,
-            prompt=question,
-            settings=settings,
-            origin_for_tests=github_origin_for_tests,
-        )
+        return await from_source(url=spec.url, prompt=question, settings=settings,
+                                 github_origin_for_tests=github_origin_for_tests)
     except IntakeError as exc:
         raise UserError(str(exc)) from exc

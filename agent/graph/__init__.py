@@ -1,1 +1,1 @@
-"""graph package."""
+"""The LangGraph pipeline: state, nodes, wiring (`graph.py`), the service every front door uses, the report."""

@@ -25,21 +25,13 @@ class GraphContext:
     retriever: Any
     """agent.retrieve.Retriever (sync; called through asyncio.to_thread)."""
     judge: Any
-    """The judge for this run (agent.judge: evidence or llm)."""
-    fallback: Any = None
-    """Judge used when the LLM answer is unusable (EvidenceJudge class or instance)."""
+    """The judge for this run (agent.judge: evidence or llm; `judge_and_validate` owns the fallback)."""
     on_event: EventSink | None = None
     """Progress callback (CLI bar, UI, bot)."""
-    window: int = field(default=4, metadata={"description": "chunks started per pass of the per-chunk loop"})
-    """Chunks started per pass; also the bound on concurrent judge calls."""
+    window: int = field(default=4, metadata={"description": "chunks claimed per pass of the per-chunk loop"})
+    """Chunks claimed per pass: their queries are embedded in one model call."""
     retrieval_concurrency: int = field(default=1, metadata={"description": "retrievals at once (CPU bound)"})
-    """Retrievals run at once in a pass (the embedder is locked and CPU bound: more only queue)."""
-
-    prefetch: bool = field(default=False, metadata={"description": "retrieve the next window while judging"})
-    """Retrieve the next window's evidence while the judge waits (worth it for the LLM judge)."""
-    found: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """chunk_id -> {query, bundle, retrieval_ms} of the window, kept in memory and out of the
-    checkpoints (a resumed process re-retrieves: retrieval is deterministic)."""
+    """SQL retrievals run at once in a pass (LLM chunks run side by side; more only queue on 2 cores)."""
 
     async def emit(self, event: ProgressEvent) -> None:
         """Send an event to the sink, if any."""

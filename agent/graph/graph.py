@@ -1,4 +1,4 @@
-"""The analysis graph: intent -> expand -> parse -> (retrieve -> judge -> validate)* -> aggregate.
+"""The analysis graph: intent -> expand -> parse -> analyze* (one window of chunks a pass) -> aggregate.
 
 Only wiring lives here. Compile it with an `AsyncPostgresSaver` keyed by `thread_id = run_id`
 (see agent.graph.service); `build_graph(None)` compiles without checkpoints (bench baseline).
@@ -12,12 +12,10 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.graph.context import GraphContext
 from agent.graph.nodes.aggregate import aggregate
+from agent.graph.nodes.analyze import analyze
 from agent.graph.nodes.expand import expand
 from agent.graph.nodes.intent import intent
-from agent.graph.nodes.judge import judge
 from agent.graph.nodes.parse import parse
-from agent.graph.nodes.retrieve import retrieve
-from agent.graph.nodes.validate import validate
 from agent.graph.routers import next_window
 from agent.graph.state import AnalysisInput, AnalysisState
 
@@ -30,16 +28,12 @@ def build_graph(checkpointer: Any = None):
     g.add_node("intent", intent)
     g.add_node("expand", expand)
     g.add_node("parse", parse)
-    g.add_node("retrieve", retrieve)
-    g.add_node("judge", judge)
-    g.add_node("validate", validate)
+    g.add_node("analyze", analyze)
     g.add_node("aggregate", aggregate)
     g.add_edge(START, "intent")
     g.add_edge("intent", "expand")
     g.add_edge("expand", "parse")
-    g.add_conditional_edges("parse", next_window, ["retrieve", "aggregate"])
-    g.add_edge("retrieve", "judge")
-    g.add_edge("judge", "validate")
-    g.add_conditional_edges("validate", next_window, ["retrieve", "aggregate"])
+    g.add_conditional_edges("parse", next_window, ["analyze", "aggregate"])
+    g.add_conditional_edges("analyze", next_window, ["analyze", "aggregate"])
     g.add_edge("aggregate", END)
     return g.compile(checkpointer=checkpointer, name=GRAPH_NAME)

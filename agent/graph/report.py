@@ -1,12 +1,18 @@
-"""The report: the CLI `--format json` object, built from the score DB, and its text form.
+"""The report of a run: one typed model (`Report`), built once from the score DB.
 
-Required keys follow the issue's fixed contract; extra keys (migration_items,
-project_signals, direct_answer, prompt, intent, ...) are additions that scripts may ignore.
+`Report.to_dict()` is the CLI's `--format json` object (a fixed contract: scripts parse it)
+and the web UI's report; `Report.to_json()` is the CLI's stdout line; `render_text` is the
+`--format text` view; the Discord bot formats the model (bot/format.py). Required keys
+come first; the extra keys after them (migration_items, project_signals, direct_answer,
+prompt, intent, ...) are additions that scripts may ignore.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from agent.graph.verdict import compute_verdict, direct_answer, migration_items
 from agent.models import RetrievalHit
@@ -17,8 +23,209 @@ from agent.runs.store import jsonable
 _CLI_STATUS = {"done": "done", "failed": "failed"}
 
 
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# Evidence and suggested changes are stored as jsonb, which orders an object's keys by length,
+# then bytes; the report has always printed them in that order, so the models keep it.
+
+
+class Evidence(_Part):
+    """One retrieved record as the report shows it (docs fields and api_mapping fields side by side)."""
+
+    match: list[str] = []
+    """Which searches found it: exact, keyword, trigram, vector."""
+    score: float
+    table: str
+    title: str
+    symbol: str | None = None
+    record_id: str
+    source_api: str | None = None
+    source_url: str | None = None
+    target_api: str | None = None
+
+
+class Change(_Part):
+    """One suggested change of a judgment: old -> new, with the evidence behind it."""
+
+    new: str | None
+    old: str
+    note: str = ""
+    docs_url: str | None = None
+    change_type: str
+    evidence_id: str
+
+
+class JudgmentView(_Part):
+    """A chunk's validated judgment (agent.models.Judgment) as the report shows it."""
+
+    version_signal: str
+    label: str
+    migration_required: bool
+    confidence: float
+    rationale: str
+    evidence_ids: list[str]
+    suggested_changes: list[Change] = []
+    suggested_code: str | None = None
+
+
+class ChunkReport(_Part):
+    """One chunk: where it is, where it stands, what was found and how it was judged."""
+
+    chunk_id: str
+    chunk_order: int
+    source_file: str
+    chunk_kind: str
+    start_line: int
+    end_line: int
+    status: str
+    """done | pending | failed (the contract's three states)."""
+    attempts: int
+    completed_at: str | None
+    query_terms: list[str]
+    evidence: list[Evidence]
+    judgment: JudgmentView | None
+    state: str
+    """The stored status: pending | processing | stopped | waiting | done | failed."""
+    name: str | None
+    error: str | None
+    judge_kind: str | None
+    model: str | None
+    fallback_reason: str | None
+    validation_failures: list[str]
+
+
+class MissingChunk(_Part):
+    """A chunk that is not done, named in a withheld verdict."""
+
+    chunk_id: str
+    source_file: str
+    start_line: int
+    end_line: int
+    status: str | None
+    error: str | None
+
+
+class Counts(_Part):
+    """Done chunks per version signal."""
+
+    godot3: int
+    godot4: int
+    neutral: int
+
+
+class Verdict(_Part):
+    """The project verdict (withheld as ambiguous, complete=false, until every chunk is done)."""
+
+    label: str
+    migration_required: bool
+    counts: Counts
+    summary: str
+    complete: bool = False
+    missing: list[MissingChunk] = []
+
+
+class FileEntry(_Part):
+    """An analysed file."""
+
+    path: str
+    kind: str
+    sha256: str | None
+    chunks: int
+
+
+class ExcludedFile(_Part):
+    """A file left out, with the reason."""
+
+    path: str
+    reason: str | None
+
+
+class MigrationItem(_Part):
+    """One change to make: where, old -> new, and the evidence behind it."""
+
+    source_file: str
+    start_line: int
+    end_line: int
+    old: str | None
+    new: str | None
+    docs_url: str | None
+    evidence_id: str | None
+
+
+class MigrationChange(_Part):
+    """A migration item as the direct answer lists it, with its change type and chunk."""
+
+    source_file: str
+    start_line: int
+    end_line: int
+    old: str | None
+    new: str | None
+    change_type: str | None
+    docs_url: str | None
+    evidence_id: str | None
+    chunk_id: str
+
+
+class DirectAnswer(_Part):
+    """A short answer for a single pasted snippet, with the suggested code."""
+
+    answer: str
+    label: str | None
+    migration_required: bool
+    suggested_code: str | None
+    changes: list[MigrationChange]
+
+
+class Progress(_Part):
+    """Chunk counts."""
+
+    done: int
+    failed: int
+    total: int
+
+
+class Report(_Part):
+    """A run's report; `to_dict()` is the CLI JSON contract."""
+
+    run_id: str
+    project_id: str
+    status: str
+    """completed | interrupted | failed | running."""
+    verdict: Verdict
+    files: list[FileEntry]
+    excluded_files: list[ExcludedFile]
+    chunks: list[ChunkReport]
+    status_detail: str
+    owner: str | None
+    source: str | None
+    source_origin: str | None
+    judge: str | None
+    created_at: str | None
+    finished_at: str | None
+    prompt: str
+    intent: dict[str, Any] | None
+    project_signals: dict[str, Any]
+    migration_items: list[MigrationItem]
+    progress: Progress
+    direct_answer: DirectAnswer | None = None
+    """Only for a pasted snippet (the key is absent otherwise)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready dict of the CLI contract."""
+        out = self.model_dump(mode="json")
+        if self.direct_answer is None:
+            del out["direct_answer"]
+        return out
+
+    def to_json(self) -> str:
+        """The CLI's `--format json` line (without the newline)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+
 def evidence_view(hit: RetrievalHit) -> dict[str, Any]:
-    """One evidence entry as in the CLI JSON (docs fields and api_mapping fields side by side)."""
+    """One evidence entry as stored per chunk and shown in the report."""
     md = hit.metadata or {}
     return {
         "table": hit.table,
@@ -33,17 +240,6 @@ def evidence_view(hit: RetrievalHit) -> dict[str, Any]:
     }
 
 
-def judgment_view(judgment: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The judgment with the contract keys first; suggestions kept as extra keys."""
-    if not judgment:
-        return None
-    keys = ("version_signal", "label", "migration_required", "confidence", "rationale", "evidence_ids")
-    out = {k: judgment.get(k) for k in keys}
-    out["suggested_changes"] = judgment.get("suggested_changes") or []
-    out["suggested_code"] = judgment.get("suggested_code")
-    return out
-
-
 def run_status(run: dict[str, Any], live: bool) -> str:
     """completed | interrupted | failed | running (running only while a process holds the run)."""
     status = run["status"]
@@ -52,36 +248,23 @@ def run_status(run: dict[str, Any], live: bool) -> str:
     return status
 
 
-def chunk_view(row: dict[str, Any], run_state: str) -> dict[str, Any]:
-    """One chunk of the report."""
+def chunk_report(row: dict[str, Any], run_state: str) -> ChunkReport:
+    """One chunk of the report from its score-DB row."""
     raw = row["status"]
     if raw == "processing" and run_state == "interrupted":
         raw = "stopped"
-    return {
-        "chunk_id": row["chunk_id"],
-        "chunk_order": row["chunk_order"],
-        "source_file": row["source_file"],
-        "chunk_kind": row["chunk_kind"],
-        "start_line": row["start_line"],
-        "end_line": row["end_line"],
-        "status": _CLI_STATUS.get(raw, "pending"),
-        "attempts": row["attempts"],
-        "completed_at": jsonable(row["completed_at"]),
-        "query_terms": list(row.get("query_terms") or []),
-        "evidence": row.get("evidence") or [],
-        "judgment": judgment_view(row.get("judgment")),
-        # extras
-        "state": raw,
-        "name": row.get("name"),
-        "error": row.get("error"),
-        "judge_kind": row.get("judge_kind"),
-        "model": row.get("model"),
-        "fallback_reason": row.get("fallback_reason"),
-        "validation_failures": row.get("validation_failures") or [],
-    }
+    return ChunkReport(
+        chunk_id=row["chunk_id"], chunk_order=row["chunk_order"], source_file=row["source_file"],
+        chunk_kind=row["chunk_kind"], start_line=row["start_line"], end_line=row["end_line"],
+        status=_CLI_STATUS.get(raw, "pending"), attempts=row["attempts"], completed_at=jsonable(row["completed_at"]),
+        query_terms=list(row.get("query_terms") or []), evidence=row.get("evidence") or [],
+        judgment=row.get("judgment") or None, state=raw, name=row.get("name"), error=row.get("error"),
+        judge_kind=row.get("judge_kind"), model=row.get("model"), fallback_reason=row.get("fallback_reason"),
+        validation_failures=row.get("validation_failures") or [],
+    )
 
 
-async def build_report(store: RunStore, run_id: str, *, live: bool | None = None) -> dict[str, Any]:
+async def build_report(store: RunStore, run_id: str, *, live: bool | None = None) -> Report:
     """The report of a run from the DB; raises KeyError for an unknown run."""
     run = await store.get_run(run_id)
     if run is None:
@@ -95,71 +278,60 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
     # a completed run keeps the verdict it stored; any other run shows where it stands now
     verdict = run.get("verdict") if state == "completed" and run.get("verdict") else None
     verdict = verdict or compute_verdict(rows, files, signals)
-    report: dict[str, Any] = {
-        "run_id": run_id,
-        "project_id": run["project_id"],
-        "status": state,
-        "verdict": {
-            "label": verdict["label"],
-            "migration_required": verdict["migration_required"],
-            "counts": verdict["counts"],
-            "summary": verdict["summary"],
-            "complete": verdict.get("complete", False),
-            "missing": verdict.get("missing", []),
-        },
-        "files": [
-            {"path": f["path"], "kind": f["kind"], "sha256": f["sha256"], "chunks": int(f["chunks"])}
-            for f in files
-            if f["included"]
-        ],
-        "excluded_files": [{"path": f["path"], "reason": f["reason"]} for f in files if not f["included"]],
-        "chunks": [chunk_view(r, state) for r in rows],
-        # extras
-        "status_detail": run.get("status_detail") or "",
-        "owner": run.get("owner"),
-        "source": (run.get("source") or {}).get("source_file"),
-        "source_origin": run.get("source_origin"),
-        "judge": run.get("judge_kind"),
-        "created_at": jsonable(run.get("created_at")),
-        "finished_at": jsonable(run.get("finished_at")),
-        "prompt": run.get("prompt") or "",
-        "intent": run.get("intent"),
-        "project_signals": signals,
-        "migration_items": [
-            {k: it[k] for k in ("source_file", "start_line", "end_line", "old", "new", "docs_url", "evidence_id")}
-            for it in migration_items(rows)
-        ],
-        "progress": {
-            "done": sum(1 for r in rows if r["status"] == "done"),
-            "failed": sum(1 for r in rows if r["status"] == "failed"),
-            "total": len(rows),
-        },
-    }
+    answer = None
     if run.get("source_origin") == "pasted_snippet":
-        text = await store.file_text(run_id)
-        report["direct_answer"] = direct_answer(text or "", rows, verdict)
-    return report
+        answer = direct_answer(await store.file_text(run_id) or "", rows, verdict)
+    return Report(
+        run_id=run_id,
+        project_id=run["project_id"],
+        status=state,
+        verdict=Verdict(
+            label=verdict["label"], migration_required=verdict["migration_required"], counts=verdict["counts"],
+            summary=verdict["summary"], complete=verdict.get("complete", False), missing=verdict.get("missing", []),
+        ),
+        files=[FileEntry(path=f["path"], kind=f["kind"], sha256=f["sha256"], chunks=int(f["chunks"]))
+               for f in files if f["included"]],
+        excluded_files=[ExcludedFile(path=f["path"], reason=f["reason"]) for f in files if not f["included"]],
+        chunks=[chunk_report(r, state) for r in rows],
+        status_detail=run.get("status_detail") or "",
+        owner=run.get("owner"),
+        source=(run.get("source") or {}).get("source_file"),
+        source_origin=run.get("source_origin"),
+        judge=run.get("judge_kind"),
+        created_at=jsonable(run.get("created_at")),
+        finished_at=jsonable(run.get("finished_at")),
+        prompt=run.get("prompt") or "",
+        intent=run.get("intent"),
+        project_signals=signals,
+        migration_items=[MigrationItem(**{k: it[k] for k in MigrationItem.model_fields}) for it in migration_items(rows)],
+        progress=Progress(
+            done=sum(1 for r in rows if r["status"] == "done"),
+            failed=sum(1 for r in rows if r["status"] == "failed"),
+            total=len(rows),
+        ),
+        direct_answer=answer,
+    )
 
 
-def render_text(report: dict[str, Any]) -> str:
+def render_text(report: Report | dict[str, Any]) -> str:
     """A human-readable report for `--format text`."""
-    v = report["verdict"]
+    r = report if isinstance(report, Report) else Report.model_validate(report)
+    v = r.verdict
     lines = [
-        f"run {report['run_id']}  project {report['project_id']}  status {report['status']}",
-        f"verdict: {v['label']}  migration required: {'yes' if v['migration_required'] else 'no'}  "
-        f"counts: godot3={v['counts']['godot3']} godot4={v['counts']['godot4']} neutral={v['counts']['neutral']}",
+        f"run {r.run_id}  project {r.project_id}  status {r.status}",
+        f"verdict: {v.label}  migration required: {'yes' if v.migration_required else 'no'}  "
+        f"counts: godot3={v.counts.godot3} godot4={v.counts.godot4} neutral={v.counts.neutral}",
         "",
-        v["summary"],
+        v.summary,
     ]
-    if report.get("direct_answer"):
-        da = report["direct_answer"]
-        lines += ["", f"answer: {da['answer']}"]
-        if da.get("suggested_code"):
-            lines += ["suggested code:", da["suggested_code"]]
+    if r.direct_answer:
+        lines += ["", f"answer: {r.direct_answer.answer}"]
+        if r.direct_answer.suggested_code:
+            lines += ["suggested code:", r.direct_answer.suggested_code]
     lines += ["", "chunks:"]
-    for c in report["chunks"]:
-        j = c.get("judgment") or {}
-        where = f"{c['source_file']}:{c['start_line']}-{c['end_line']}"
-        verdict = f"{j.get('version_signal')} {j.get('label')}" if j else (c.get("error") or "")
-        lines.append(f"  [{c['state']:<10}] {where:<40} {c['chunk_kind']:<18} {verdict}")
+    for c in r.chunks:
+        j = c.judgment
+        where = f"{c.source_file}:{c.start_line}-{c.end_line}"
+        verdict = f"{j.version_signal} {j.label}" if j else (c.error or "")
+        lines.append(f"  [{c.state:<10}] {where:<40} {c.chunk_kind:<18} {verdict}")
     return "\n".join(lines)

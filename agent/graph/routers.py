@@ -7,6 +7,6 @@ from typing import Literal
 from agent.graph.state import AnalysisState
 
 
-def next_window(state: AnalysisState) -> Literal["retrieve", "aggregate"]:
+def next_window(state: AnalysisState) -> Literal["analyze", "aggregate"]:
     """Loop over windows of chunks while any is pending, then aggregate."""
-    return "retrieve" if state.remaining > 0 else "aggregate"
+    return "analyze" if state.remaining > 0 else "aggregate"

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,8 +19,9 @@ import psycopg
 from agent.graph.context import GraphContext
 from agent.graph.events import ProgressEvent
 from agent.graph.nodes.common import error_text
-from agent.graph.report import build_report, run_status
+from agent.graph.report import Report, build_report, run_status
 from agent.runs import RunStore
+from agent.runs.ids import check_run_id, new_run_id
 from agent.runs.store import jsonable
 from agent.settings import Settings
 
@@ -30,10 +29,10 @@ log = logging.getLogger(__name__)
 
 __all__ = ["AnalysisService", "ProgressEvent", "RunBusyError", "new_run_id"]
 
-_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
-EVIDENCE_WINDOW = 1
-"""Chunks per pass with the evidence judge: it is CPU bound on the retriever, so one chunk per pass
-keeps per-chunk latency lowest (the LLM judge uses llm_max_concurrency to keep the endpoint busy)."""
+EVIDENCE_WINDOW = 16
+"""Chunks claimed per pass with the evidence judge: their queries are embedded in one model call
+and the pass costs one checkpoint (see bench/analyze.py); each chunk is still stored the moment it
+is judged. The LLM judge claims llm_max_concurrency chunks per pass, judged side by side."""
 DURABILITY = "async"
 """Checkpoint writes overlap the next step. Safe here: a lost last checkpoint only re-runs a step,
 and the score DB (done chunks skipped, attempts counted at each start) makes that idempotent."""
@@ -41,18 +40,6 @@ and the score DB (done chunks skipped, attempts counted at each start) makes tha
 
 class RunBusyError(RuntimeError):
     """Another process is working on this run right now."""
-
-
-def new_run_id() -> str:
-    """A fresh run id (never reused)."""
-    return uuid.uuid4().hex[:16]
-
-
-def check_run_id(run_id: str) -> str:
-    """Run ids are short printable tokens (they appear in URLs, Discord messages and file names)."""
-    if not _RUN_ID.match(run_id):
-        raise ValueError(f"bad run id {run_id!r}: use letters, digits, '_', '.', ':' or '-' (max 128)")
-    return run_id
 
 
 class AnalysisService:
@@ -135,7 +122,15 @@ class AnalysisService:
 
     # ---- running ---------------------------------------------------------------------------
 
-    async def analyze(
+    async def analyze(self, intake: Any, **kw: Any) -> dict[str, Any]:
+        """`analyze_report(...)` in its JSON form (`Report.to_dict()`: the CLI contract, the web UI's report)."""
+        return (await self.analyze_report(intake, **kw)).to_dict()
+
+    async def resume(self, run_id: str, **kw: Any) -> dict[str, Any]:
+        """`resume_report(...)` in its JSON form (`Report.to_dict()`)."""
+        return (await self.resume_report(run_id, **kw)).to_dict()
+
+    async def analyze_report(
         self,
         intake: Any,
         *,
@@ -143,8 +138,8 @@ class AnalysisService:
         judge: str | None = None,
         owner: str | None = None,
         on_event: Callable[[ProgressEvent], Awaitable[None]] | None = None,
-    ) -> dict[str, Any]:
-        """Analyze an `IntakeResult` (request + expansion); returns the report (CLI JSON shape)."""
+    ) -> Report:
+        """Analyze an `IntakeResult` (request + expansion) under a new run; returns its report."""
         run_id = check_run_id(run_id) if run_id else new_run_id()
         kind = judge or self.settings.judge
         self._judge(kind)  # fail fast on an unknown judge, before the run exists
@@ -153,9 +148,9 @@ class AnalysisService:
         )
         return await self._drive(run_id, {"run_id": run_id}, kind, on_event)
 
-    async def resume(
+    async def resume_report(
         self, run_id: str, *, on_event: Callable[[ProgressEvent], Awaitable[None]] | None = None
-    ) -> dict[str, Any]:
+    ) -> Report:
         """Continue a run at its first not-done chunk; in-flight and failed chunks go back to pending."""
         run = await self.store.get_run(run_id)
         if run is None:
@@ -189,7 +184,7 @@ class AnalysisService:
         inp: dict[str, Any] | None,
         kind: str,
         on_event: Callable[[ProgressEvent], Awaitable[None]] | None,
-    ) -> dict[str, Any]:
+    ) -> Report:
         lease = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
         try:
             if not await RunStore.acquire_lease(lease, run_id):
@@ -198,8 +193,7 @@ class AnalysisService:
             window = self.window or (self.settings.llm_max_concurrency if kind == "llm" else EVIDENCE_WINDOW)
             ctx = GraphContext(
                 settings=self.settings, store=self.store, retriever=self.retriever, judge=judge,
-                fallback=self._judge("evidence"), on_event=on_event, window=max(1, window),
-                prefetch=kind == "llm",
+                on_event=on_event, window=max(1, window),
             )
             progress = await self.store.progress(run_id)
             await ctx.emit(
@@ -208,7 +202,7 @@ class AnalysisService:
             try:
                 # durability only with a checkpointer ("exit" would save nothing mid-run)
                 extra = {"durability": self.durability} if self.checkpointer is not None else {}
-                await self.graph.ainvoke(inp, config=self._config(run_id), context=ctx, **extra)
+                final = await self.graph.ainvoke(inp, config=self._config(run_id), context=ctx, **extra)
             except asyncio.CancelledError:
                 await self._interrupt(run_id, "stopped before the end")
                 raise
@@ -217,6 +211,8 @@ class AnalysisService:
                 raise
         finally:
             await lease.close()
+        if final.get("remaining"):  # the graph only ends once no chunk is pending
+            raise RuntimeError(f"run {run_id} ended with {final['remaining']} chunk(s) pending")
         return await build_report(self.store, run_id, live=False)
 
     async def _interrupt(self, run_id: str, why: str) -> None:
@@ -239,7 +235,11 @@ class AnalysisService:
     # ---- reading ---------------------------------------------------------------------------
 
     async def report(self, run_id: str) -> dict[str, Any]:
-        """The report of a stored run (raises KeyError if unknown)."""
+        """`stored_report(run_id)` in its JSON form (`Report.to_dict()`)."""
+        return (await self.stored_report(run_id)).to_dict()
+
+    async def stored_report(self, run_id: str) -> Report:
+        """The report of a stored run, where it stands now (raises KeyError if unknown)."""
         return await build_report(self.store, run_id)
 
     async def list_runs(self, *, owner: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
@@ -310,11 +310,10 @@ class AnalysisService:
         return counts
 
     async def close(self) -> None:
-        """Close judges, pools and connections."""
+        """Close judges (the LLM judge's HTTP clients), pools and connections."""
         for judge in self._judges.values():
-            closer = getattr(judge, "aclose", None)
-            if closer is not None:
-                await closer()
+            if judge.kind == "llm":
+                await judge.aclose()
         self._judges.clear()
         await self.pool.close()
         await asyncio.to_thread(self.sync_pool.close)

@@ -11,6 +11,7 @@ a zip, and a manifest hash (paths + file hashes) for directories and clones.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import sys
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ __all__ = [
     "GithubTarget",
     "IntakeError",
     "IntakeResult",
+    "from_source",
     "intake_directory",
     "intake_github",
     "intake_snippet",
@@ -220,3 +222,34 @@ def intake_target(
             )
         return intake_uploads([(path.name, path.read_bytes())], prompt=prompt, settings=settings)
     raise IntakeError(f"{target!r} is not a file, a directory, '-' (stdin) or a https://github.com/ URL.")
+
+
+async def from_source(
+    *,
+    text: str | None = None,
+    files: list[tuple[str, bytes]] | None = None,
+    url: str | None = None,
+    target: str | None = None,
+    prompt: str = "",
+    settings: Settings,
+    github_origin_for_tests: str | None = None,
+) -> IntakeResult:
+    """The one async front door: exactly one of a pasted `text`, uploaded `files` (name, bytes;
+    a `.zip` is expanded), a GitHub `url`, or a CLI `target` (path, URL or `-`).
+
+    Intake is synchronous (zip reading, git clone), so it runs in a worker thread and the event
+    loop keeps serving other users meanwhile. Bad input raises `IntakeError`.
+    """
+    given = [name for name, value in (("text", text), ("files", files), ("url", url), ("target", target))
+             if value is not None]
+    if len(given) != 1:
+        raise ValueError(f"from_source takes exactly one of text, files, url or target (got {given or 'none'})")
+    if text is not None:
+        return await asyncio.to_thread(intake_snippet, text, prompt=prompt, settings=settings)
+    if files is not None:
+        return await asyncio.to_thread(intake_uploads, files, prompt=prompt, settings=settings)
+    if url is not None:
+        return await asyncio.to_thread(
+            intake_github, url, prompt=prompt, settings=settings, origin_for_tests=github_origin_for_tests
+        )
+    return await asyncio.to_thread(intake_target, target or "", prompt=prompt, settings=settings)

@@ -1,10 +1,12 @@
-"""The judge contract: one input record, one outcome record, one protocol for both judges."""
+"""The judge contract: one input record, one outcome record, the error an LLM answer raises."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, Protocol, runtime_checkable
 
+from agent.judge.facts import CodeFacts, code_facts
 from agent.models import Chunk, ChunkTrace, EvidenceBundle, Judgment
 
 ProjectDimension = Literal["2d", "3d", "unknown"]
@@ -25,6 +27,12 @@ class JudgeInput:
     """What the retriever found for this chunk; the only ids a judgment may cite."""
     project_dimension: ProjectDimension = "unknown"
     """2D or 3D project (see `detect_project_dimension`); suggestions must match it."""
+
+    @cached_property
+    def facts(self) -> CodeFacts:
+        """What the chunk's code contains, given its evidence: computed once, read by the evidence
+        judge and the validator alike, so they never disagree about the code."""
+        return code_facts(self.chunk, self.evidence)
 
 
 @dataclass(kw_only=True)
@@ -47,12 +55,22 @@ class JudgeOutcome:
     """True when the LLM judgment came from the cache."""
 
 
+class JudgeError(Exception):
+    """An LLM answer that cannot be used (timeout, endpoint error, unparseable JSON)."""
+
+    def __init__(self, reason: str, *, failures: list[str] | None = None, attempts: int = 0):
+        super().__init__(reason)
+        self.reason = reason
+        """Recorded as the chunk's `fallback_reason`."""
+        self.failures = failures or []
+        """Validator rules the answer already failed (a parse failure)."""
+        self.attempts = attempts
+        """HTTP calls made before giving up."""
+
+
 @runtime_checkable
 class Judge(Protocol):
-    """Anything that turns a `JudgeInput` into a `JudgeOutcome`."""
+    """A judge of either kind; `agent.judge.validate.judge_and_validate` is how the graph uses one."""
 
     kind: str
-
-    async def judge(self, inp: JudgeInput) -> JudgeOutcome:  # pragma: no cover - protocol
-        """Judge one chunk."""
-        ...
+    """`evidence` or `llm`."""

@@ -12,7 +12,7 @@ import re
 
 from agent.judge.base import JudgeInput, JudgeOutcome
 from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping, mapping_for
-from agent.judge.facts import AST_KINDS, CodeFacts, Finding, code_facts, looks_like_noise
+from agent.judge.facts import AST_KINDS, CodeFacts, Finding, looks_like_noise
 from agent.judge.lexer import lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
@@ -38,7 +38,7 @@ class EvidenceJudge:
 
     def decide(self, inp: JudgeInput) -> Judgment:
         """The synchronous decision, for callers without an event loop."""
-        facts = code_facts(inp.chunk, inp.evidence)
+        facts = inp.facts
         if facts.unsafe:
             return Judgment(version_signal="neutral", label="unsafe_or_obfuscated_code", migration_required=False,
                             confidence=0.9, rationale="Unsafe or obfuscated content: " + ", ".join(facts.unsafe)

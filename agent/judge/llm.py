@@ -1,9 +1,9 @@
 """The LLM judge: an OpenAI-compatible chat endpoint (vLLM serving Qwen), JSON-schema output.
 
-The answer is only accepted after the validator passes it; invalid JSON, a validator
-rejection, a timeout or an endpoint error falls back to the evidence judge, with the
-reason recorded. Calls are bounded by `llm_max_concurrency`, transport errors retried
-with exponential backoff, and validated answers cached (see `cache.py`).
+`LLMJudge.judge` returns the parsed answer or raises `JudgeError` (timeout, endpoint error,
+unparseable JSON). Validation and the fallback to the evidence judge belong to one policy,
+`agent.judge.validate.judge_and_validate`, which also caches accepted answers (`remember`).
+Calls are bounded by `llm_max_concurrency` and transport errors retried with exponential backoff.
 """
 
 from __future__ import annotations
@@ -11,15 +11,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from dataclasses import dataclass
 
 import openai
 
-from agent.judge.base import JudgeInput, JudgeOutcome
+from agent.judge.base import JudgeError, JudgeInput
 from agent.judge.cache import ConnFactory, JudgmentCache, cache_key
-from agent.judge.evidence import EvidenceJudge
 from agent.judge.prompts import PROMPT_VERSION, SYSTEM_PROMPT, USER_PROMPT
 from agent.judge.request import JUDGMENT_SCHEMA, build_llm_judgment_request
-from agent.models import LABELS
+from agent.judge.validate import parse_judgment
+from agent.models import LABELS, Judgment
 from agent.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -27,17 +28,26 @@ log = logging.getLogger(__name__)
 _RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 
 
+@dataclass(frozen=True)
+class LLMAnswer:
+    """A parsed (not yet validated) answer of the endpoint."""
+
+    judgment: Judgment
+    attempts: int
+    """HTTP calls made (0 for a cached answer)."""
+    cached: bool = False
+
+
 class LLMJudge:
-    """OpenAI-compatible judge with validation, fallback, retries, a concurrency bound and a cache."""
+    """OpenAI-compatible judge with retries, a concurrency bound and a cache of accepted answers."""
 
     kind = "llm"
 
-    def __init__(self, settings: Settings, *, fallback: EvidenceJudge, cache_conn_factory: ConnFactory | None = None,
+    def __init__(self, settings: Settings, *, cache_conn_factory: ConnFactory | None = None,
                  max_tokens: int = 800, backoff_seconds: float = 0.5):
         if not settings.llm_base_url:
             raise ValueError("the llm judge needs GODOT_RAG_LLM_BASE_URL (an OpenAI-compatible endpoint)")
         self.settings = settings
-        self.fallback = fallback
         self.model = settings.llm_model
         self.max_tokens = max_tokens
         self.backoff_seconds = backoff_seconds
@@ -88,33 +98,32 @@ class LLMJudge:
             log.info("llm judge attempt %d failed: %s", attempts, reason)
         return None, attempts, reason
 
-    async def judge(self, inp: JudgeInput) -> JudgeOutcome:
-        """Judge one chunk with the LLM; fall back to the evidence judge on any failure."""
-        from agent.judge.validate import validate  # validate imports the factory, which imports us
+    async def judge(self, inp: JudgeInput) -> LLMAnswer:
+        """The endpoint's parsed answer for one chunk (or a cached one); `JudgeError` if there is none.
 
+        Not validated here: `judge_and_validate` validates it once and decides on the fallback.
+        """
         key = cache_key(inp, self.model, PROMPT_VERSION)
         cached = await asyncio.to_thread(self.cache.get, key)
-        if cached is not None and validate(cached, inp).ok:
-            return JudgeOutcome(judgment=cached, judge_kind="llm", model=self.model, prompt_version=PROMPT_VERSION,
-                                cached=True)
+        if cached is not None:
+            return LLMAnswer(judgment=cached, attempts=0, cached=True)
         content, attempts, error = await self._call(inp)
         if content is None:
-            return await self._fall_back(inp, error or "endpoint_error", [], attempts)
-        result = validate(content, inp)
-        if not result.ok:
-            first = result.failures[0]
-            reason = "invalid_json: " + first if first.startswith(("json", "label_in_set")) else "validation: " + first
-            return await self._fall_back(inp, reason, result.failures, attempts)
-        await asyncio.to_thread(self.cache.put, key, result.judgment, model=self.model, prompt_version=PROMPT_VERSION)
-        return JudgeOutcome(judgment=result.judgment, judge_kind="llm", model=self.model,
-                            prompt_version=PROMPT_VERSION, llm_attempts=attempts)
+            raise JudgeError(error or "endpoint_error", attempts=attempts)
+        judgment, failures = parse_judgment(content)
+        if judgment is None:
+            raise JudgeError("invalid_json: " + failures[0], failures=failures, attempts=attempts)
+        return LLMAnswer(judgment=judgment, attempts=attempts)
 
-    async def _fall_back(self, inp: JudgeInput, reason: str, failures: list[str], attempts: int) -> JudgeOutcome:
-        from agent.judge.validate import validate
+    async def remember(self, inp: JudgeInput, judgment: Judgment) -> None:
+        """Cache a validated answer (in memory and in `godot_rag.llm_judgment_cache`)."""
+        key = cache_key(inp, self.model, PROMPT_VERSION)
+        await asyncio.to_thread(self.cache.put, key, judgment, model=self.model, prompt_version=PROMPT_VERSION)
 
-        log.info("llm judge fell back for %s: %s", inp.trace.chunk_id, reason)
-        outcome = await self.fallback.judge(inp)
-        checked = validate(outcome.judgment, inp)
-        return JudgeOutcome(judgment=checked.judgment, judge_kind="evidence", model=None,
-                            prompt_version=PROMPT_VERSION, fallback_reason=reason,
-                            validation_failures=[*failures, *checked.failures], llm_attempts=attempts)
+    async def aclose(self) -> None:
+        """Close the HTTP clients; one of another (finished) event loop is dropped with its loop."""
+        loop_id = id(asyncio.get_running_loop())
+        clients, self._per_loop = self._per_loop, {}
+        for key, (client, _) in clients.items():
+            if key == loop_id:
+                await client.close()

@@ -12,24 +12,32 @@ Rules (a failure names its rule):
   conflicting_evidence       the verdict contradicts what the code contains (code facts)
   weak_evidence              a version verdict with no cited evidence or very low confidence
 A failed judgment is replaced by a downgraded `ambiguous_version_signal` one.
+
+`judge_and_validate` is the one policy over both judges: it asks the run's judge, validates
+the answer exactly once, and on an unusable LLM answer falls back to the evidence judge
+(validated once too), recording why.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from agent.judge.base import Judge, JudgeInput, JudgeOutcome
-from agent.judge.dimension import detect_project_dimension, dimension_of_name
-from agent.judge.facts import CodeFacts, code_facts
-from agent.judge.factory import make_judge
+from agent.judge.base import Judge, JudgeError, JudgeInput, JudgeOutcome
+from agent.judge.dimension import dimension_of_name
+from agent.judge.evidence import EvidenceJudge
+from agent.judge.facts import CodeFacts
 from agent.judge.lexer import identifiers, lex
+from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import recommendation_failures
 from agent.models import LABELS, Judgment
 
-__all__ = ["ValidationResult", "validate", "judge_and_validate", "make_judge", "detect_project_dimension"]
+__all__ = ["ValidationResult", "judge_and_validate", "parse_judgment", "validate"]
+
+log = logging.getLogger(__name__)
 
 _GODOT3_LABELS = {"godot3_api_in_godot4", "deprecated_or_removed_api", "migration_required"}
 _NEUTRAL_LABELS = {"ambiguous_version_signal", "non_godot_noise", "unsafe_or_obfuscated_code"}
@@ -48,7 +56,8 @@ class ValidationResult:
     downgraded: bool = field(default=False)
 
 
-def _parse(raw: Judgment | dict | str) -> tuple[Judgment | None, list[str]]:
+def parse_judgment(raw: Judgment | dict | str) -> tuple[Judgment | None, list[str]]:
+    """(the `Judgment`, []) or (None, [`json: ...` | `label_in_set: ...`]) for a raw answer."""
     if isinstance(raw, Judgment):
         return raw, []
     data = raw
@@ -129,7 +138,7 @@ def _downgrade(j: Judgment | None, inp: JudgeInput, failures: list[str]) -> Judg
 
 def validate(judgment: Judgment | dict | str, inp: JudgeInput) -> ValidationResult:
     """Check one judgment against every rule; a failure downgrades it (see module docstring)."""
-    parsed, failures = _parse(judgment)
+    parsed, failures = parse_judgment(judgment)
     if parsed is None:
         return ValidationResult(ok=False, failures=failures, judgment=_downgrade(None, inp, failures), downgraded=True)
     j = parsed
@@ -138,7 +147,7 @@ def validate(judgment: Judgment | dict | str, inp: JudgeInput) -> ValidationResu
     unknown = sorted({i for i in cited if i not in retrieved})
     if unknown:
         failures.append(f"evidence_ids_retrieved: not retrieved for this chunk: {', '.join(unknown[:5])}")
-    facts = code_facts(inp.chunk, inp.evidence)
+    facts = inp.facts
     failures += recommendation_failures(j, inp, facts)
     failures += _check_dimension(j, inp)
     failures += _check_consistency(j)
@@ -152,26 +161,38 @@ def validate(judgment: Judgment | dict | str, inp: JudgeInput) -> ValidationResu
     return ValidationResult(ok=True, failures=[], judgment=j)
 
 
-async def judge_and_validate(judge: Judge, inp: JudgeInput, *, fallback) -> JudgeOutcome:
-    """The graph's judge+validate step.
+async def judge_and_validate(judge: Judge, inp: JudgeInput, *, fallback: EvidenceJudge | None = None) -> JudgeOutcome:
+    """The graph's judge step: one judgment for the chunk, validated exactly once.
 
-    An LLM judgment the validator rejects is replaced by the evidence judge's, re-validated;
-    an evidence judgment that fails is downgraded to ambiguous_version_signal. Every failure
-    is recorded in `validation_failures`.
+    The evidence judge's judgment is validated, and downgraded if it fails. An LLM answer
+    (`LLMJudge.judge`: parsed, or `JudgeError`) that is unusable or rejected is replaced by
+    the evidence judge's, validated in turn; the reason is `fallback_reason` and every failed
+    rule is kept in `validation_failures`. An accepted LLM answer is cached.
     """
-    outcome = await judge.judge(inp)
-    result = validate(outcome.judgment, inp)
-    if result.ok:
-        return outcome
-    if outcome.judge_kind == "llm":
-        fb = await fallback.judge(inp)
-        again = validate(fb.judgment, inp)
-        return JudgeOutcome(
-            judgment=again.judgment, judge_kind="evidence", model=None, prompt_version=outcome.prompt_version,
-            fallback_reason=f"validation: {result.failures[0]}",
-            validation_failures=[*outcome.validation_failures, *result.failures, *again.failures],
-            llm_attempts=outcome.llm_attempts, cached=outcome.cached,
-        )
-    outcome.judgment = result.judgment
-    outcome.validation_failures = [*outcome.validation_failures, *result.failures]
-    return outcome
+    fallback = fallback or _EVIDENCE
+    if judge.kind != "llm":
+        checked = validate(judge.decide(inp), inp)
+        return JudgeOutcome(judgment=checked.judgment, judge_kind="evidence", model=None,
+                            prompt_version=PROMPT_VERSION, validation_failures=checked.failures)
+    try:
+        answer = await judge.judge(inp)
+    except JudgeError as exc:
+        return _fall_back(fallback, inp, exc.reason, exc.failures, exc.attempts)
+    result = validate(answer.judgment, inp)
+    if not result.ok:
+        return _fall_back(fallback, inp, "validation: " + result.failures[0], result.failures, answer.attempts)
+    if not answer.cached:
+        await judge.remember(inp, result.judgment)
+    return JudgeOutcome(judgment=result.judgment, judge_kind="llm", model=judge.model, prompt_version=PROMPT_VERSION,
+                        llm_attempts=answer.attempts, cached=answer.cached)
+
+
+_EVIDENCE = EvidenceJudge()
+
+
+def _fall_back(fallback: EvidenceJudge, inp: JudgeInput, reason: str, failures: list[str], attempts: int) -> JudgeOutcome:
+    log.info("llm judge fell back for %s: %s", inp.trace.chunk_id, reason)
+    checked = validate(fallback.decide(inp), inp)
+    return JudgeOutcome(judgment=checked.judgment, judge_kind="evidence", model=None, prompt_version=PROMPT_VERSION,
+                        fallback_reason=reason, validation_failures=[*failures, *checked.failures],
+                        llm_attempts=attempts)

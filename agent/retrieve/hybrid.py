@@ -159,10 +159,13 @@ class Retriever:
                              "total_ms": (time.perf_counter() - t0) * 1000}
         return bundle
 
+    def embed_queries(self, queries: list[RetrieverQuery]):
+        """The vectors `retrieve` would embed for these queries, in one batched model call."""
+        return self.embedder.embed_documents([_embed_text(q) for q in queries])
+
     def retrieve_many(self, queries: list[RetrieverQuery]) -> list[EvidenceBundle]:
         """Same as `retrieve` per query, with one batched embedding call (much cheaper per query on CPU)."""
-        vectors = self.embedder.embed_documents([_embed_text(q) for q in queries])
-        return [self.retrieve(q, vector=v) for q, v in zip(queries, vectors)]
+        return [self.retrieve(q, vector=v) for q, v in zip(queries, self.embed_queries(queries))]
 
     def _fuse(self, query: RetrieverQuery, rows: list[dict], terms: list[str],
               urls: dict[str, str] | None = None) -> EvidenceBundle:

@@ -11,7 +11,7 @@ import hashlib
 import re
 from pathlib import PurePosixPath
 
-from agent.intent import detect_intent
+from agent.intent import Intent, detect_intent
 from agent.models import Chunk, ChunkTrace, Expansion, RetrieverQuery
 
 _TERM_LIMIT = 48
@@ -63,9 +63,12 @@ def _names_trace(term: str, trace: set[str], code: str) -> bool:
     return any(len(t) >= 4 and t in low for t in trace) or bool(re.fullmatch(r"(proj-)?[0-9a-f]{12,64}", low))
 
 
-def build_retriever_query(prompt: str, chunk: Chunk) -> RetrieverQuery:
-    """The search half of a chunk: its code, its candidates and the prompt's cue terms."""
-    intent = detect_intent(prompt)
+def build_retriever_query(prompt: str, chunk: Chunk, *, intent: Intent | None = None) -> RetrieverQuery:
+    """The search half of a chunk: its code, its candidates and the prompt's cue terms.
+
+    `intent` is the run's `detect_intent(prompt)`, read once by the graph's intent node.
+    """
+    intent = intent or detect_intent(prompt)
     code = chunk.code_text
     trace = _trace_tokens(chunk)
     trace.discard(chunk.chunk_kind.lower())

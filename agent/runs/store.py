@@ -216,17 +216,8 @@ class RunStore:
         chunks = [Chunk.model_validate(r["chunk"]) for r in rows]
         return sorted(chunks, key=lambda c: c.chunk_order)
 
-    async def peek_pending(self, run_id: str, limit: int, *, skip: list[str] | None = None) -> list[Chunk]:
-        """The next pending chunks without starting them (used to prefetch evidence)."""
-        rows = await self._all(
-            "SELECT chunk FROM godot_rag.run_chunks WHERE run_id = %s AND status = 'pending'"
-            " AND NOT (chunk_id = ANY(%s)) ORDER BY chunk_order LIMIT %s",
-            (run_id, skip or [], limit),
-        )
-        return [Chunk.model_validate(r["chunk"]) for r in rows]
-
     async def claim(self, run_id: str, chunk_ids: list[str]) -> list[str]:
-        """Start again chunks that resume put back to pending (a re-executed step); returns their ids."""
+        """Start again the given chunks if they are pending, stopped or waiting; returns their ids."""
         rows = await self._all(
             "UPDATE godot_rag.run_chunks SET status = 'processing', attempts = attempts + 1,"
             " started_at = now(), error = NULL, updated_at = now()"

@@ -6,6 +6,7 @@ import json
 
 import discord
 
+from agent.graph.report import DirectAnswer, Report
 from bot import format as fmt
 from bot import limits
 from bot.safety import code_block, neutralize_mentions, redact_secrets
@@ -22,6 +23,7 @@ def _chunk(i: int, path: str = "player.gd", **extra) -> dict:
         "end_line": i * 5 + 4,
         "status": "done",
         "attempts": 1,
+        "completed_at": None,
         "query_terms": ["move_and_slide", "KinematicBody2D"],
         "evidence": [
             {
@@ -42,11 +44,13 @@ def _chunk(i: int, path: str = "player.gd", **extra) -> dict:
             "rationale": "uses KinematicBody2D " * 3,
             "evidence_ids": [f"map-{i}"],
         },
+        "state": "done", "name": None, "error": None, "judge_kind": "evidence", "model": None,
+        "fallback_reason": None, "validation_failures": [],
         **extra,
     }
 
 
-def big_report(n_chunks: int = 300, *, long: int = 1) -> dict:
+def big_report(n_chunks: int = 300, *, long: int = 1) -> Report:
     chunks = [_chunk(i, f"scripts/{'deep/' * long}file_{i % 37}.gd") for i in range(n_chunks)]
     items = [
         {
@@ -60,7 +64,7 @@ def big_report(n_chunks: int = 300, *, long: int = 1) -> dict:
         }
         for c in chunks
     ]
-    return {
+    return Report.model_validate({
         "run_id": "dc-abc",
         "project_id": "p",
         "status": "completed",
@@ -78,12 +82,15 @@ def big_report(n_chunks: int = 300, *, long: int = 1) -> dict:
         "chunks": chunks,
         "migration_items": items,
         "direct_answer": {
-            "text": "A" * 3000 * long,
-            "suggested_code": "extends CharacterBody2D\n" * 400 * long,
+            "answer": "A" * 3000 * long, "label": "godot3", "migration_required": True,
+            "suggested_code": "extends CharacterBody2D\n" * 400 * long, "changes": [],
         },
         "prompt": "port this",
-        "intent": "migration",
-    }
+        "intent": {"task_type": "migration", "prompt_terms": [], "language": "en"},
+        "status_detail": "", "owner": "discord:1", "source": "x", "source_origin": "uploaded_zip",
+        "judge": "evidence", "created_at": None, "finished_at": None, "project_signals": {},
+        "progress": {"done": n_chunks, "failed": 0, "total": n_chunks},
+    })
 
 
 def test_300_chunk_result_fits_every_limit_and_attaches_the_report():
@@ -104,8 +111,8 @@ def test_300_chunk_result_fits_every_limit_and_attaches_the_report():
 
 def test_embed_shows_verdict_counts_items_and_excluded_count():
     report = big_report(12)
-    report["verdict"]["summary"] = "Godot 3 project."
-    report["direct_answer"] = {}
+    report.verdict.summary = "Godot 3 project."
+    report.direct_answer = None
     msg = fmt.result_message(report, top_items=5)
     embed = msg.embeds[0]
     assert "godot3" in embed.title and "migration required" in embed.title
@@ -120,9 +127,10 @@ def test_embed_shows_verdict_counts_items_and_excluded_count():
 
 def test_single_snippet_fits_inline_with_code_block_and_no_file():
     report = big_report(1)
-    report["verdict"]["summary"] = "One chunk."
-    report["direct_answer"] = {"text": "Use CharacterBody2D.", "suggested_code": "extends CharacterBody2D\n"}
-    report["excluded_files"] = []
+    report.verdict.summary = "One chunk."
+    report.direct_answer = DirectAnswer(answer="Use CharacterBody2D.", label="godot3", migration_required=True,
+                                        suggested_code="extends CharacterBody2D\n", changes=[])
+    report.excluded_files = []
     msg = fmt.result_message(report)
     assert not msg.files and not msg.truncated
     desc = msg.embeds[0].description
@@ -140,8 +148,8 @@ def test_field_and_title_limits_with_huge_strings():
 
 def test_report_file_is_cut_at_upload_cap():
     report = big_report(40)
-    for c in report["chunks"]:
-        c["judgment"]["rationale"] = "R" * 300_000
+    for c in report.chunks:
+        c.judgment.rationale = "R" * 300_000
     files = fmt.report_files(report)
     assert len(files) == 1  # md alone is over the cap: no JSON twin
     files[0].fp.seek(0, 2)
@@ -158,8 +166,8 @@ def test_progress_text_format_and_limit():
 
 def test_status_runs_help_embeds_fit():
     report = big_report(30)
-    report["status"] = "interrupted"
-    report["chunks"][5]["status"] = "pending"
+    report.status = "interrupted"
+    report.chunks[5].status = "pending"
     e = fmt.status_embed(report)
     assert_embed_limits(e)
     assert "29/30" in e.description and "/resume dc-abc" in e.description

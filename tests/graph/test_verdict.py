@@ -84,5 +84,5 @@ def test_suggested_snippet_renames_whole_identifiers_only():
 
 
 def test_router_loops_while_chunks_are_pending():
-    assert next_window(AnalysisState(run_id="r", remaining=3)) == "retrieve"
+    assert next_window(AnalysisState(run_id="r", remaining=3)) == "analyze"
     assert next_window(AnalysisState(run_id="r", remaining=0)) == "aggregate"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 import urllib.request
 
 import pytest
 
+from agent.judge.base import JudgeError
 from agent.judge.evidence import EvidenceJudge
 from agent.judge.llm import LLMJudge
 from agent.judge.request import build_llm_judgment_request
@@ -36,8 +38,7 @@ def new_input(retriever):
 
 
 def _judge(settings, url: str, **kw) -> LLMJudge:
-    return LLMJudge(settings.with_(llm_base_url=url, llm_model="stub", **kw), fallback=EvidenceJudge(),
-                    backoff_seconds=0.05)
+    return LLMJudge(settings.with_(llm_base_url=url, llm_model="stub", **kw), backoff_seconds=0.05)
 
 
 def test_request_carries_the_contract(old_input):
@@ -54,16 +55,16 @@ async def test_good_server_answer_is_used_then_cached(base_settings, old_input, 
 
     db = kb_db_factory()
     with running_server("stub_server.py", "--mode", "good") as url:
-        judge = LLMJudge(base_settings.with_(llm_base_url=url, llm_model="stub"), fallback=EvidenceJudge(),
+        judge = LLMJudge(base_settings.with_(llm_base_url=url, llm_model="stub"),
                          cache_conn_factory=lambda: connection(db))
-        first = await judge_and_validate(judge, old_input, fallback=judge.fallback)
+        first = await judge_and_validate(judge, old_input)
         assert (first.judge_kind, first.fallback_reason, first.cached) == ("llm", None, False)
         assert first.judgment.version_signal == "godot3" and first.llm_attempts == 1
         assert first.judgment.evidence_ids[0] in old_input.evidence.ids()
-        again = await judge.judge(old_input)
+        again = await judge_and_validate(judge, old_input)
         assert again.cached and again.llm_attempts == 0 and again.judgment == first.judgment
         # a fresh judge (new process, empty memory) still hits the cache table
-        other = LLMJudge(base_settings.with_(llm_base_url=url, llm_model="stub"), fallback=EvidenceJudge(),
+        other = LLMJudge(base_settings.with_(llm_base_url=url, llm_model="stub"),
                          cache_conn_factory=lambda: connection(db))
         assert (await other.judge(old_input)).cached
         assert _stats(url)["requests"] == 1
@@ -72,7 +73,9 @@ async def test_good_server_answer_is_used_then_cached(base_settings, old_input, 
 async def test_broken_json_falls_back(base_settings, old_input):
     with running_server("stub_server.py", "--mode", "broken") as url:
         judge = _judge(base_settings, url)
-        out = await judge_and_validate(judge, old_input, fallback=judge.fallback)
+        with pytest.raises(JudgeError, match="invalid_json: json"):
+            await judge.judge(old_input)  # the judge returns a parsed answer or raises
+        out = await judge_and_validate(judge, old_input)
     assert out.judge_kind == "evidence" and out.fallback_reason.startswith("invalid_json: json")
     assert out.judgment == EvidenceJudge().decide(old_input)
 
@@ -80,9 +83,12 @@ async def test_broken_json_falls_back(base_settings, old_input):
 async def test_unretrieved_evidence_falls_back(base_settings, new_input):
     with running_server("stub_server.py", "--mode", "bad_evidence") as url:
         judge = _judge(base_settings, url)
-        out = await judge_and_validate(judge, new_input, fallback=judge.fallback)
+        answer = await judge.judge(new_input)  # parsed, not validated: the policy validates it once
+        assert "never/retrieved" in json.dumps(answer.judgment.model_dump())
+        out = await judge_and_validate(judge, new_input)
     assert out.judge_kind == "evidence"
     assert out.fallback_reason.startswith("validation: evidence_ids_retrieved")
+    assert out.validation_failures[0].startswith("evidence_ids_retrieved")
     assert "never/retrieved" not in json.dumps(out.judgment.model_dump())
 
 
@@ -90,25 +96,44 @@ async def test_timeout_falls_back_after_retries(base_settings, old_input):
     with running_server("stub_server.py", "--mode", "slow", "--slow-seconds", "5") as url:
         judge = _judge(base_settings, url, llm_timeout=0.5, llm_max_retries=1)
         t0 = time.monotonic()
-        out = await judge.judge(old_input)
+        out = await judge_and_validate(judge, old_input)
     assert out.judge_kind == "evidence" and out.fallback_reason.startswith("timeout")
     assert out.llm_attempts == 2 and time.monotonic() - t0 < 4
 
 
 async def test_endpoint_down_falls_back(base_settings, old_input):
     judge = _judge(base_settings, "http://127.0.0.1:9/v1", llm_max_retries=0)
-    out = await judge.judge(old_input)
+    out = await judge_and_validate(judge, old_input)
     assert out.judge_kind == "evidence" and out.fallback_reason.startswith("endpoint_error")
+    assert out.judgment == EvidenceJudge().decide(old_input)
 
 
 async def test_concurrency_is_bounded(base_settings, new_input):
-    inputs = [new_input.__class__(**{**new_input.__dict__, "prompt": f"question {i}"}) for i in range(6)]
+    inputs = [dataclasses.replace(new_input, prompt=f"question {i}") for i in range(6)]
     with running_server("stub_server.py", "--mode", "good", "--delay", "0.3") as url:
         judge = _judge(base_settings, url, llm_max_concurrency=2)
         t0 = time.monotonic()
-        outs = await asyncio.gather(*(judge.judge(i) for i in inputs))
+        outs = await asyncio.gather(*(judge_and_validate(judge, i) for i in inputs))
         elapsed = time.monotonic() - t0
         stats = _stats(url)
     assert stats["requests"] == 6 and stats["max_in_flight"] == 2
     assert elapsed >= 0.85  # 6 calls, 2 at a time, 0.3 s each
     assert all(o.judge_kind == "llm" for o in outs), [o.fallback_reason for o in outs]
+
+
+async def test_close_closes_the_http_client(base_settings, old_input):
+    with running_server("stub_server.py", "--mode", "good") as url:
+        judge = _judge(base_settings, url)
+        await judge_and_validate(judge, old_input)
+        client, _ = judge._client()
+        await judge.aclose()
+    assert client.is_closed() and judge._per_loop == {}
+
+
+def test_judge_modules_import_without_a_cycle():
+    import subprocess
+    import sys
+
+    # each module first in a fresh interpreter: a cycle fails on a partly initialised module
+    for mod in ("agent.judge.validate", "agent.judge.llm", "agent.judge.factory"):
+        subprocess.run([sys.executable, "-c", f"import {mod}"], check=True)

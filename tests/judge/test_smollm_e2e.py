@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.judge.evidence import EvidenceJudge
 from agent.judge.llm import LLMJudge
 from agent.judge.validate import judge_and_validate, validate
 from tests.judge.test_evidence_kb import DODGE_PLAYER, OLD_PLAYER
@@ -26,8 +25,8 @@ async def test_smollm_answers_are_validated_and_fall_back(base_settings, retriev
     with running_server("smollm_server.py", "--max-new-tokens", "120", ready_timeout=600) as url:
         settings = base_settings.with_(llm_base_url=url, llm_model="SmolLM2-135M-Instruct", llm_timeout=600.0,
                                        llm_max_retries=0, llm_max_concurrency=1)
-        judge = LLMJudge(settings, fallback=EvidenceJudge(), max_tokens=120)
-        outcomes = [await judge_and_validate(judge, inp, fallback=judge.fallback) for inp in inputs]
+        judge = LLMJudge(settings, max_tokens=120)
+        outcomes = [await judge_and_validate(judge, inp) for inp in inputs]
     fell_back = [o for o in outcomes if o.fallback_reason]
     print(f"\nSmolLM2-135M: {len(fell_back)}/{len(outcomes)} judgments fell back to the evidence judge")
     for o in outcomes:

@@ -30,4 +30,4 @@ async def aggregate(state: AnalysisState, *, config: RunnableConfig, runtime: Ru
             message=f"{verdict['label']}: {verdict['summary'].splitlines()[0]}",
         )
     )
-    return {"verdict": verdict, "status": status}
+    return {}

@@ -27,4 +27,4 @@ async def expand(state: AnalysisState, *, config: RunnableConfig, runtime: Runti
             + ", ".join(f"{f.path} ({f.reason})" for f in excluded[:10]),
         )
     )
-    return {"project_signals": signals, "file_count": len(included)}
+    return {"project_signals": signals}

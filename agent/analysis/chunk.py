@@ -1,0 +1,160 @@
+"""One chunk's whole trip: claim -> retrieve once -> judge -> validate once -> store.
+
+`analyze_window` is what the graph's `analyze` node runs once per pass: it claims the next
+pending chunks of the run (processing, attempts + 1), embeds their queries in one model call
+(one call per window costs little more than one per chunk on a CPU), and takes each chunk
+through `analyze_chunk`. Once `store_result` commits, the chunk is done for good: a later
+pass, a re-executed step or a resume never judges it again. A chunk whose retrieval or judge
+raises is marked failed with the reason, and the run goes on.
+
+The chunk's text and cues are searched; its trace (path, ids, lines) is split off and never
+sent to the retriever (`build_retriever_query`, `check_transmission`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agent.graph.context import GraphContext
+from agent.graph.nodes.common import chunk_event, error_text
+from agent.intent import Intent
+from agent.judge import JudgeInput, JudgeOutcome, ProjectDimension, judge_and_validate
+from agent.models import Chunk, EvidenceBundle, RetrieverQuery
+from agent.graph.report import evidence_view
+from agent.retrieve.query import build_retriever_query, check_transmission, split_trace
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunView:
+    """What a chunk needs to know about its run (read from the graph state)."""
+
+    run_id: str
+    project_id: str
+    prompt: str
+    intent: Intent
+    """The intent node's reading of the prompt; its cue terms go into every chunk's query."""
+    project_dimension: ProjectDimension
+    chunk_total: int
+
+
+@dataclass(kw_only=True)
+class Retrieved:
+    """One chunk's query and the evidence found for it."""
+
+    query: RetrieverQuery
+    bundle: EvidenceBundle
+    retrieval_ms: float
+    """This chunk's SQL time plus its share of the window's embedding call."""
+
+
+@dataclass
+class _Tally:
+    """Chunks done so far in the run, for the progress events."""
+
+    done: int
+
+
+def judge_input(run: RunView, chunk: Chunk, bundle: EvidenceBundle) -> JudgeInput:
+    """The judge's input for one chunk (the only place one is built)."""
+    return JudgeInput(
+        prompt=run.prompt,
+        trace=split_trace(chunk, project_id=run.project_id),
+        chunk=chunk,
+        evidence=bundle,
+        project_dimension=run.project_dimension,
+    )
+
+
+def chunk_result(found: Retrieved, outcome: JudgeOutcome, judge_ms: float) -> dict[str, Any]:
+    """The row stored in chunk_results (its evidence is also sent with the `done` event)."""
+    return {
+        "query": found.query.model_dump(mode="json", exclude={"raw_chunk_text"}),
+        "query_terms": list(found.query.query_terms),
+        "evidence": [evidence_view(h) for h in found.bundle.all_hits()],
+        "retrieval_scores": found.bundle.retrieval_scores,
+        "judgment": outcome.judgment.model_dump(mode="json"),
+        "judge_kind": outcome.judge_kind,
+        "model": outcome.model,
+        "prompt_version": outcome.prompt_version,
+        "fallback_reason": outcome.fallback_reason,
+        "validation_failures": list(outcome.validation_failures),
+        "llm_attempts": outcome.llm_attempts,
+        "cached": outcome.cached,
+        "retrieval_ms": found.retrieval_ms,
+        "judge_ms": judge_ms,
+    }
+
+
+async def analyze_window(ctx: GraphContext, run: RunView, *, done: int) -> None:
+    """Claim up to `ctx.window` pending chunks and take each through `analyze_chunk`.
+
+    The evidence judge is CPU bound, so its chunks go one after another; LLM chunks run side
+    by side (the judge bounds its own calls), each retrieving while others wait on the endpoint.
+    """
+    chunks = await ctx.store.claim_next(run.run_id, ctx.window)
+    check_transmission(chunks, [c.chunk_id for c in chunks])  # order and ids, before anything is sent
+    tally = _Tally(done)
+    for c in chunks:
+        await chunk_event(ctx, run.run_id, c, "processing", done=tally.done, total=run.chunk_total)
+    queries = [build_retriever_query(run.prompt, c, intent=run.intent) for c in chunks]
+    vectors, embed_ms = await _embed(ctx, queries)
+    share = embed_ms / max(1, len(chunks))
+    sql = asyncio.Semaphore(max(1, ctx.retrieval_concurrency))
+    work = [analyze_chunk(ctx, run, c, q, v, share=share, sql=sql, tally=tally)
+            for c, q, v in zip(chunks, queries, vectors, strict=True)]
+    if ctx.judge.kind == "llm":
+        await asyncio.gather(*work)
+    else:
+        for w in work:
+            await w
+
+
+async def analyze_chunk(
+    ctx: GraphContext, run: RunView, chunk: Chunk, query: RetrieverQuery, vector: Any, *,
+    share: float, sql: asyncio.Semaphore, tally: _Tally,
+) -> None:
+    """Retrieve once, judge and validate once, store: one claimed chunk, start to finish."""
+    try:
+        async with sql:
+            t0 = time.perf_counter()
+            bundle = await asyncio.to_thread(ctx.retriever.retrieve, query, vector=vector)
+        found = Retrieved(query=query, bundle=bundle, retrieval_ms=share + (time.perf_counter() - t0) * 1000)
+    except Exception as exc:  # recorded on the chunk as its failure reason, not swallowed
+        log.exception("retrieval failed for %s", chunk.chunk_id)
+        return await _fail(ctx, run, chunk, f"retrieval: {error_text(exc)}", tally)
+    try:
+        t0 = time.perf_counter()
+        outcome = await judge_and_validate(ctx.judge, judge_input(run, chunk, found.bundle))
+        judge_ms = (time.perf_counter() - t0) * 1000
+    except Exception as exc:  # recorded on the chunk as its failure reason, not swallowed
+        log.exception("judging failed for %s", chunk.chunk_id)
+        return await _fail(ctx, run, chunk, f"judge: {error_text(exc)}", tally)
+    result = chunk_result(found, outcome, judge_ms)
+    tally.done += int(await ctx.store.store_result(run.run_id, chunk.chunk_id, result))
+    trace = {"chunk_text": chunk.code_text, "query_terms": result["query_terms"], "evidence": result["evidence"],
+             "judgment": result["judgment"]}
+    await chunk_event(ctx, run.run_id, chunk, "done", done=tally.done, total=run.chunk_total, trace=trace)
+
+
+async def _embed(ctx: GraphContext, queries: list[RetrieverQuery]) -> tuple[list[Any], float]:
+    """One model call for the window's query vectors; on failure each chunk embeds its own."""
+    if not queries:
+        return [], 0.0
+    try:
+        t0 = time.perf_counter()
+        vectors = await asyncio.to_thread(ctx.retriever.embed_queries, queries)
+        return list(vectors), (time.perf_counter() - t0) * 1000
+    except Exception:  # each chunk then embeds (and fails, if it must) on its own
+        log.exception("batched query embedding failed; embedding one chunk at a time")
+        return [None] * len(queries), 0.0
+
+
+async def _fail(ctx: GraphContext, run: RunView, chunk: Chunk, reason: str, tally: _Tally) -> None:
+    await ctx.store.mark_failed(run.run_id, chunk.chunk_id, reason)
+    await chunk_event(ctx, run.run_id, chunk, "failed", done=tally.done, total=run.chunk_total, message=reason)

@@ -1,0 +1,116 @@
+"""Golden test: the full `godot-rag analyze --format json` output, byte for byte.
+
+Each case runs the real CLI entry point (`agent.cli.main`) in-process on the session's KB
+database and compares stdout with `tests/golden/<case>.json` after normalising what changes
+from run to run: timestamps and the temporary folder a project was written to. Run ids are
+fixed with `--run-id`. Verdicts, per-chunk judgments, evidence ids, scores and spans are
+pinned exactly, so a refactor that changes any of them fails here.
+
+`GODOT_RAG_UPDATE_GOLDEN=1` rewrites the files (after an intended change; say why in the commit).
+The knowledge base comes from the test corpus and the ingest code (tests/conftest.py): a
+change there changes the evidence, and the goldens must be regenerated with it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.graph.projects import dodge_files, generated_files, write_files
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE.parent / "fixtures" / "projects"
+UPDATE = os.environ.get("GODOT_RAG_UPDATE_GOLDEN") == "1"
+_TIMESTAMP = re.compile(r'"(created_at|finished_at|completed_at)": "[^"]*"')
+
+# case -> (how to lay out the target, prompt). Targets are laid out under a temp folder.
+CASES = {
+    "mini_dodge_paste": ("stdin", FIXTURES / "mini_dodge.txt", "Is this Godot 3 or Godot 4?"),
+    "enemy_g3_paste": ("stdin", FIXTURES / "enemy_g3.txt", "Does this need migrating to Godot 4?"),
+    "small_project": ("copy", FIXTURES / "small_project", ""),
+    "syntax_godot3_all": ("copy", FIXTURES / "syntax" / "godot3_all.gd", ""),
+    "syntax_godot4_all": ("copy", FIXTURES / "syntax" / "godot4_all.gd", "Is this Godot 4?"),
+    "dodge_project": ("files", dodge_files, "Is this Godot 3 or 4?"),
+    "generated_mixed": ("files", lambda: generated_files(godot4_scripts=2, godot3_scripts=1, funcs=4), ""),
+}
+# The LLM judge against the stub server: a good answer, an answer citing an id never retrieved
+# (rejected by the validator: fallback), unparseable JSON (fallback). One model name per mode,
+# so no mode reads another's cached answers.
+LLM_CASES = {
+    f"llm_{mode}_mini_dodge": mode for mode in ("good", "bad_evidence", "broken")
+}
+CASES.update({case: ("stdin", FIXTURES / "mini_dodge.txt", "Is this Godot 3 or Godot 4?") for case in LLM_CASES})
+
+
+def normalise(stdout: str, tmp: Path) -> str:
+    """Timestamps -> "<ts>", the temp folder -> "<tmp>"; every other byte kept."""
+    text = _TIMESTAMP.sub(lambda m: f'"{m.group(1)}": "<ts>"', stdout)
+    return text.replace(json.dumps(str(tmp))[1:-1], "<tmp>")
+
+
+def _target(case: str, tmp: Path) -> tuple[str, str | None]:
+    how, what, _ = CASES[case]
+    if how == "stdin":
+        return "-", Path(what).read_text(encoding="utf-8")
+    if how == "files":
+        write_files(tmp / case, what())
+        return str(tmp / case), None
+    import shutil
+
+    dest = tmp / Path(what).name
+    if Path(what).is_dir():
+        shutil.copytree(what, dest)
+    else:
+        shutil.copyfile(what, dest)
+    return str(dest), None
+
+
+def _pretty(text: str) -> list[str]:
+    return json.dumps(json.loads(text), indent=1, ensure_ascii=False).splitlines()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_analyze_json_is_golden(case, kb_settings, tmp_path, monkeypatch, capsys):
+    from agent.cli import main
+
+    monkeypatch.setenv("GODOT_RAG_DATABASE_URL", kb_settings.database_url)
+    monkeypatch.setenv("GODOT_RAG_DATABASE_NAME", kb_settings.database_name)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("GODOT_RAG_JUDGE", raising=False)
+    target, stdin = _target(case, tmp_path)
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    args = ["analyze", target, "--format", "json", "--run-id", f"golden-{case.replace('_', '-')}"]
+    prompt = CASES[case][2]
+    if prompt:
+        args += ["--prompt", prompt]
+    if case in LLM_CASES:
+        from tests.llm_servers.launch import running_server
+
+        mode = LLM_CASES[case]
+        with running_server("stub_server.py", "--mode", mode) as url:
+            monkeypatch.setenv("GODOT_RAG_LLM_BASE_URL", url)
+            monkeypatch.setenv("GODOT_RAG_LLM_MODEL", f"stub-{mode}")
+            monkeypatch.setenv("GODOT_RAG_LLM_MAX_RETRIES", "0")
+            code = main([*args, "--judge", "llm"])
+    else:
+        code = main(args)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    got = normalise(out, tmp_path)
+    path = HERE / f"{case}.json"
+    if UPDATE or not path.exists():
+        path.write_text(got, encoding="utf-8")
+        if not UPDATE:
+            pytest.fail(f"wrote missing golden {path.name}; check it and commit it")
+    want = path.read_text(encoding="utf-8")
+    if got != want:
+        diff = "\n".join(difflib.unified_diff(_pretty(want), _pretty(got), "golden", "now", lineterm="", n=2))
+        pytest.fail(f"{case}: analyze --format json differs from {path.name}:\n{diff[:6000]}")
