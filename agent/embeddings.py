@@ -42,10 +42,17 @@ def native_bf16() -> bool:
 
 
 def resolve_precision(precision: str) -> str:
-    """`auto` -> int8 (ONNX Runtime, fast on AVX2 and up); `float32` and `bfloat16` run the torch model."""
+    """`auto` -> bfloat16 where the CPU has native bf16, else float32; `int8` is opt-in.
+
+    int8 (ONNX Runtime) runs 1.7x float32 on AVX2, but its dynamic activation scales are computed
+    per batch, so a text's vector shifts slightly with its batch-mates (cosine ~0.992): retrieval
+    would then depend on which chunks share a window. Until that is fixed it is not the default.
+    """
     if precision not in PRECISIONS:
         raise ValueError(f"GODOT_RAG_EMBEDDING_PRECISION must be one of {', '.join(PRECISIONS)}, not {precision!r}")
-    return "int8" if precision == "auto" else precision
+    if precision == "auto":
+        return "bfloat16" if native_bf16() else "float32"
+    return precision
 
 
 class Embedder:

