@@ -43,6 +43,11 @@ def float32(model_path):
 
 
 @pytest.fixture(scope="module")
+def int8(model_path, base_settings):
+    return Embedder(model_path, precision="int8", home=base_settings.home)
+
+
+@pytest.fixture(scope="module")
 def doc_texts() -> list[str]:
     """Paragraphs of real docs pages (prose, signatures, code), as the index holds them."""
     docs = default_docs_dir()
@@ -71,11 +76,11 @@ def test_precision_comes_from_the_environment(monkeypatch):
     assert Settings.from_env().embedding_precision == "auto"
 
 
-def test_int8_loads_offline_and_matches_float32_on_real_docs(embedder, float32, doc_texts, monkeypatch):
-    """The default embedder is the int8 ONNX copy: 384-d unit vectors, interchangeable with float32 ones."""
+def test_int8_loads_offline_and_matches_float32_on_real_docs(int8, float32, doc_texts, monkeypatch):
+    """The int8 ONNX copy (opt-in): 384-d unit vectors, interchangeable with float32 ones."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert embedder.precision == "int8" and embedder.model is None
-    vectors = embedder.embed_documents(doc_texts)
+    assert int8.precision == "int8" and int8.model is None
+    vectors = int8.embed_documents(doc_texts)
     assert vectors.shape == (len(doc_texts), 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     reference = float32.embed_documents(doc_texts)
@@ -83,17 +88,17 @@ def test_int8_loads_offline_and_matches_float32_on_real_docs(embedder, float32, 
     assert cosines.min() >= 0.99, sorted(cosines)[:5]
     # activations are quantised per batch, so a text embedded alone (a query) differs slightly from the
     # same text inside a batch (the index); both stay within the bound
-    alone = np.stack([embedder.embed_query(t) for t in doc_texts[:8]])
+    alone = np.stack([int8.embed_query(t) for t in doc_texts[:8]])
     assert (alone * reference[:8]).sum(axis=1).min() >= 0.99
-    assert embedder.max_seq_length == float32.max_seq_length == 256
-    assert [embedder.token_count(t) for t in TEXTS] == [float32.token_count(t) for t in TEXTS]
+    assert int8.max_seq_length == float32.max_seq_length == 256
+    assert [int8.token_count(t) for t in TEXTS] == [float32.token_count(t) for t in TEXTS]
 
 
-def test_int8_edge_texts_stay_close(embedder, float32):
+def test_int8_edge_texts_stay_close(int8, float32):
     """One-token and multilingual texts drift most under int8, and still point the same way."""
-    cosines = (embedder.embed_documents(TEXTS) * float32.embed_documents(TEXTS)).sum(axis=1)
+    cosines = (int8.embed_documents(TEXTS) * float32.embed_documents(TEXTS)).sum(axis=1)
     assert cosines.min() > 0.97, cosines
-    assert embedder.embed_documents([]).shape == (0, 384)
+    assert int8.embed_documents([]).shape == (0, 384)
 
 
 def test_bfloat16_vectors_match_float32(model_path, float32):
@@ -107,7 +112,7 @@ def test_bfloat16_vectors_match_float32(model_path, float32):
     assert native_bf16() in (True, False)
 
 
-def test_a_corrupt_int8_model_is_rebuilt(embedder, base_settings, model_path, tmp_path):
+def test_a_corrupt_int8_model_is_rebuilt(int8, base_settings, model_path, tmp_path):
     """A truncated model file fails its checksum and is rebuilt in place; the rebuilt copy works."""
     built = int8_dir(base_settings.home, model_path)
     assert intact(built)
@@ -121,7 +126,7 @@ def test_a_corrupt_int8_model_is_rebuilt(embedder, base_settings, model_path, tm
     assert rebuilt == copy / MODEL_FILE and intact(copy)
     assert json.loads((copy / MANIFEST_FILE).read_text())["probe_min_cosine"] >= 0.99
     vectors = Embedder(model_path, precision="int8", home=tmp_path).embed_documents(TEXTS[:2])
-    assert (vectors * embedder.embed_documents(TEXTS[:2])).sum(axis=1).min() > 0.999
+    assert (vectors * int8.embed_documents(TEXTS[:2])).sum(axis=1).min() > 0.999
     assert not list(copy.parent.glob(".build-*")), "no half-written build is left behind"
 
 
