@@ -150,6 +150,17 @@ def build_expansion(entries: list[Entry], settings: Settings, *, what: str) -> E
     return Expansion(files=files, expanded_text="\n".join(text_parts) + "\n", line_map=line_map)
 
 
+def files_summary(expansion: Expansion, *, shown: int = 10) -> str:
+    """One line for progress output: counts, then the first excluded files with their reasons."""
+    included, excluded = expansion.included, expansion.excluded
+    line = f"{len(included)} file(s) included, {len(excluded)} excluded"
+    if not excluded:
+        return line
+    listed = ", ".join(f"{f.path} ({f.reason})" for f in excluded[:shown])
+    more = f", and {len(excluded) - shown:,} more" if len(excluded) > shown else ""
+    return f"{line}: {listed}{more}"
+
+
 def manifest_sha256(expansion: Expansion) -> str:
     """sha256 over the included files' paths and content hashes (order-stable)."""
     h = hashlib.sha256()
