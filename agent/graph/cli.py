@@ -178,10 +178,11 @@ def _report_interrupted(stop: Interrupted, fmt: str) -> int:
         else:
             _print_report(stop.report, fmt)
         return FAILED
-    _err(f"interrupted ({stop.signame}) before the run started: nothing was stored")
+    _err(f"interrupted ({stop.signame}) before the analysis started: nothing was changed")
     if fmt == "json":
-        _write_json({"status": "interrupted", "error": "interrupted", "reason": f"{stop.signame} before the run started",
-                     "run_id": None, "exit_code": FAILED})
+        _write_json({"status": "interrupted", "error": "interrupted",
+                     "reason": f"{stop.signame} before the analysis started", "run_id": None,
+                     "exit_code": FAILED})
     return FAILED
 
 
@@ -250,13 +251,15 @@ def _using_service(
         assert task is not None
         loop = asyncio.get_running_loop()
         caught: list[str] = []
+        working = [True]  # a signal once the call has returned only waits for the clean-up
 
         def stop(sig: signal.Signals) -> None:
             if caught:  # the second one: no more waiting
                 signal.signal(sig, signal.SIG_DFL)
                 os.kill(os.getpid(), sig)
             caught.append(sig.name)
-            task.cancel()
+            if working[0]:
+                task.cancel()
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop, sig)
@@ -266,10 +269,13 @@ def _using_service(
             try:
                 service = await AnalysisService.create(settings, reading_only=reading_only)
                 bar = _Progress() if progress else None
-                return await call(service, bar)
+                result = await call(service, bar)
+                working[0] = False
+                return result
             except asyncio.CancelledError:
                 if not caught:
                     raise
+                working[0] = False
                 task.uncancel()
                 report = None
                 if service is not None and run_id is not None:
@@ -279,6 +285,7 @@ def _using_service(
                         report = None
                 raise Interrupted(caught[0], run_id, report) from None
         finally:
+            working[0] = False
             if bar is not None:
                 bar.close()
             if service is not None:

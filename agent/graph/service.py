@@ -122,7 +122,16 @@ class AnalysisService:
         saver = None
         if checkpoint:
             saver = AsyncPostgresSaver(pool)  # pool connections: autocommit, dict_row, prepare_threshold=0
-            await saver.setup()
+            from agent.storage.migrate import _LOCK_KEY
+
+            # under the migrations' lock: processes starting together on a fresh database would
+            # otherwise insert the same checkpoint_migrations rows (a unique violation for the loser)
+            async with pool.connection() as lock:
+                await lock.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+                try:
+                    await saver.setup()
+                finally:
+                    await lock.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
         retriever = None
         if not reading_only:
             if embedder is None:

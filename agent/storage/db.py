@@ -68,8 +68,8 @@ def database_url(settings: Settings) -> str:
                 conn.execute(
                     psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(settings.database_name))
                 )
-            except psycopg.errors.DuplicateDatabase:
-                pass  # another process won the race
+            except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+                pass  # another process won the race (a concurrent CREATE DATABASE loses with either)
     url = _with_database(admin, settings.database_name)
     if url not in _CHECKED:
         try:

@@ -6,6 +6,7 @@ resume command, print its report (status `interrupted`) and exit 1, as the READM
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,7 +15,15 @@ import time
 import pytest
 
 from agent.settings import PROJECT_ROOT
-from tests.cli.helpers import chunk_states, cli_argv, cli_env, one_json, run_cli, write_project
+from tests.cli.helpers import (
+    assert_clear_failure,
+    chunk_states,
+    cli_argv,
+    cli_env,
+    one_json,
+    run_cli,
+    write_project,
+)
 
 
 def test_a_fifo_in_the_project_is_listed_and_the_run_completes(empty_db, tmp_path):
@@ -81,3 +90,11 @@ def test_a_stop_signal_leaves_the_run_resumable(empty_db_factory, tmp_path, sig,
     assert report["status"] == "completed" and len(report["chunks"]) == len(states)
     attempts = {c["chunk_id"]: c["attempts"] for c in report["chunks"]}
     assert all(attempts[c] == 1 for c in done_at_stop)  # finished before the signal: never judged again
+
+
+def test_an_unknown_run_is_exit_2_with_the_failure_object(empty_db):
+    for args in (("show", "nope", "--format", "json"), ("resume", "nope", "--format", "json")):
+        done = run_cli(*args, env=cli_env(empty_db), timeout=300)
+        assert_clear_failure(done, code=2, error="unknown_run", needle="no run 'nope'")
+    listed = run_cli("runs", "--format", "json", "--limit", "1", env=cli_env(empty_db), timeout=300)
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []
