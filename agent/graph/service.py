@@ -122,16 +122,18 @@ class AnalysisService:
         saver = None
         if checkpoint:
             saver = AsyncPostgresSaver(pool)  # pool connections: autocommit, dict_row, prepare_threshold=0
-            from agent.storage.migrate import _LOCK_KEY
-
-            # under the migrations' lock: processes starting together on a fresh database would
-            # otherwise insert the same checkpoint_migrations rows (a unique violation for the loser)
-            async with pool.connection() as lock:
-                await lock.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+            # processes starting together on a fresh database race to run the same checkpoint
+            # migration; the loser's unique violation (or the deadlock two CREATE INDEX CONCURRENTLY
+            # detect) means another process did it, so set up again from there. Not under a lock:
+            # CREATE INDEX CONCURRENTLY would wait on the lock's waiters, a deadlock nobody detects.
+            for attempt in range(5):
                 try:
                     await saver.setup()
-                finally:
-                    await lock.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
+                    break
+                except (psycopg.errors.UniqueViolation, psycopg.errors.DeadlockDetected):
+                    if attempt == 4:
+                        raise
+                    await asyncio.sleep(0.2 * (attempt + 1))
         retriever = None
         if not reading_only:
             if embedder is None:

@@ -8,8 +8,13 @@ run is listed, completed, at the end). Loop counts are small: the machine is sha
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import tempfile
 import threading
+from pathlib import Path
+
+import pytest
 
 from agent.settings import PROJECT_ROOT
 from tests.cli.helpers import cli_argv, cli_env, one_json, run_cli, write_project
@@ -18,8 +23,17 @@ LOOPS = 2
 SNIPPET = "extends Node\n\nfunc _ready() -> void:\n\tprint(\"ready\")\n"
 
 
-def test_short_calls_around_a_long_run_on_one_home(tmp_path):
-    env = cli_env(GODOT_RAG_HOME=str(tmp_path / "home"))
+@pytest.fixture
+def home():
+    """A home outside pytest's basetemp: other pytest sessions reset that tree's permissions to 0700,
+    which locks the embedded server's system user out of a data directory in use."""
+    path = Path(tempfile.mkdtemp(prefix="godot-rag-shared-home-"))
+    yield path / "home"
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_short_calls_around_a_long_run_on_one_home(home, tmp_path):
+    env = cli_env(GODOT_RAG_HOME=str(home))
     project = write_project(tmp_path / "long", scripts=4, funcs=15)
     failures: list[str] = []
     snippet_runs: list[str] = []
