@@ -296,6 +296,14 @@ def _using_service(
     return asyncio.run(run())
 
 
+def _settings() -> Settings:
+    """The environment's settings; a malformed variable is bad input (exit 2), not a crash."""
+    try:
+        return Settings.from_env()
+    except ValueError as exc:
+        raise CliFailure(str(exc), error="config") from None
+
+
 async def _warn_if_kb_empty(service: Any) -> None:
     counts = await service.kb_counts()
     if not any(counts.values()):
@@ -312,7 +320,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from agent.intake import intake_target
     from agent.runs import RunExistsError
 
-    settings = Settings.from_env()
+    settings = _settings()
     try:
         run_id = check_run_id(args.run_id) if args.run_id else new_run_id()
     except ValueError as exc:
@@ -334,7 +342,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 @command
 def cmd_resume(args: argparse.Namespace) -> int:
     """`godot-rag resume RUN_ID`."""
-    settings = Settings.from_env()
+    settings = _settings()
 
     async def resume(service: Any, progress: _Progress | None) -> dict[str, Any]:
         return await service.resume(args.run_id, on_event=progress)
@@ -346,7 +354,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 @command
 def cmd_show(args: argparse.Namespace) -> int:
     """`godot-rag show RUN_ID`."""
-    settings = Settings.from_env()
+    settings = _settings()
     report = _using_service(settings, lambda service, _: service.report(args.run_id), reading_only=True)
     _print_report(report, args.format)
     return OK
@@ -355,7 +363,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 @command
 def cmd_runs(args: argparse.Namespace) -> int:
     """`godot-rag runs`."""
-    settings = Settings.from_env()
+    settings = _settings()
 
     runs = _using_service(
         settings, lambda service, _: service.list_runs(owner=args.owner, limit=args.limit), reading_only=True
@@ -400,7 +408,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """`godot-rag export RUN_ID [--out FILE]`: one JSON line per done chunk."""
     from agent.runs.store import dumps
 
-    settings = Settings.from_env()
+    settings = _settings()
     out = _check_out_path(args.out) if args.out else None
     rows = _using_service(settings, lambda service, _: service.export_rows(args.run_id), reading_only=True)
     text = "".join(dumps(r) + "\n" for r in rows)

@@ -115,3 +115,8 @@ def test_json_failure_shape_is_stable():
     done = run_cli("analyze", "-", "--format", "json", env=cli_env(), stdin="")
     obj = one_json(done.stdout)
     assert set(obj) == {"status", "error", "reason", "run_id", "exit_code"} and obj["run_id"] is None
+
+
+def test_a_malformed_setting_is_bad_input_not_a_crash():
+    done = run_cli("analyze", "-", "--format", "json", env=cli_env(GODOT_RAG_MAX_CHUNKS="0"), stdin="extends Node\n")
+    assert_clear_failure(done, code=2, error="config", needle="GODOT_RAG_MAX_CHUNKS must be a whole number of at least 1")
