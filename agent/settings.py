@@ -37,6 +37,23 @@ def env_float(name: str, default: float) -> float:
         raise ValueError(f"{name} must be a number, got {raw!r}") from exc
 
 
+def env_positive_int(name: str) -> int | None:
+    """An optional integer variable that must be at least 1 when set."""
+    raw = env_value(name)
+    if raw is None:
+        return None
+    value = env_int(name, 0)
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, got {raw!r}")
+    return value
+
+
+DEFAULT_MAX_CHUNKS = {"cli": 5_000, "ui": 2_000, "bot": 1_000}
+"""Chunks per run by front door when GODOT_RAG_MAX_CHUNKS is unset. At the evidence judge's ~29
+chunks/s (bench/analyze.py) that is at most ~3 min for a CLI run, ~70 s in the web chat and ~35 s
+for a Discord run, which also shares two run slots among a whole server (bench/limits.py)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """Infrastructure settings. Every field maps to a `GODOT_RAG_*` variable (see README)."""
@@ -84,6 +101,15 @@ class Settings:
     """GODOT_RAG_CLONE_TIMEOUT: seconds for a GitHub clone."""
     discord_token: str | None = None
     """DISCORD_TOKEN: the bot token; never echoed."""
+    max_listed_files: int = 20_000
+    """GODOT_RAG_MAX_LISTED_FILES: cap on all files a project lists, analysed or not (assets are only
+    listed, never read, so they count here and not toward `max_files`)."""
+    max_chunks: int | None = None
+    """GODOT_RAG_MAX_CHUNKS: cap on chunks per run for every front door; unset gives each front door
+    its own default (`DEFAULT_MAX_CHUNKS`)."""
+    front_door: str = "cli"
+    """Which front door made these settings (cli, ui or bot): it picks the default chunk cap. Set by
+    the front door with `with_(front_door=...)`, not from the environment."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -113,7 +139,16 @@ class Settings:
             max_files=env_int("GODOT_RAG_MAX_FILES", 2_000),
             clone_timeout=env_float("GODOT_RAG_CLONE_TIMEOUT", 60.0),
             discord_token=env_value("DISCORD_TOKEN"),
+            max_listed_files=env_int("GODOT_RAG_MAX_LISTED_FILES", 20_000),
+            max_chunks=env_positive_int("GODOT_RAG_MAX_CHUNKS"),
         )
+
+    @property
+    def chunk_limit(self) -> int:
+        """Most chunks one run may have at this front door (GODOT_RAG_MAX_CHUNKS overrides the default)."""
+        if self.max_chunks is not None:
+            return self.max_chunks
+        return DEFAULT_MAX_CHUNKS.get(self.front_door, DEFAULT_MAX_CHUNKS["cli"])
 
     def with_(self, **changes: object) -> Settings:
         """Return a copy with some fields changed (tests, CLI flags)."""

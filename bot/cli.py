@@ -34,7 +34,7 @@ async def _main(args: argparse.Namespace) -> int:
     from bot.client import GodotRagBot
     from bot.config import BotConfig
 
-    settings = Settings.from_env()
+    settings = Settings.from_env().with_(front_door="bot")  # the Discord chunk cap applies
     if not settings.discord_token:
         print(
             "DISCORD_TOKEN is not set; create a bot token in the Discord developer portal.", file=sys.stderr

@@ -6,16 +6,12 @@ import re
 
 import discord
 
+from agent.redact import redact
+
 ZWSP = "\u200b"
 _MASS = re.compile(r"@(everyone|here)", re.IGNORECASE)
 _ID_MENTION = re.compile(r"<(@[!&]?)(\d+)>")
 _FENCE = re.compile(r"`{3,}")
-_SECRET_PATTERNS = (
-    re.compile(r"[\w-]{23,28}\.[\w-]{6,7}\.[\w-]{27,}"),  # Discord bot token shape
-    re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b"),
-    re.compile(r"\bsk-[A-Za-z0-9_-]{16,}\b"),
-    re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),  # user:password@ inside URLs
-)
 
 
 def no_mentions() -> discord.AllowedMentions:
@@ -30,13 +26,8 @@ def neutralize_mentions(text: str) -> str:
 
 
 def redact_secrets(text: str, secrets: tuple[str | None, ...] = ()) -> str:
-    """Mask known secret values and anything shaped like a token or URL password."""
-    for secret in secrets:
-        if secret and len(secret) >= 6:
-            text = text.replace(secret, "***")
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub("***", text)
-    return text
+    """Mask known secret values, token shapes and URL credentials; shorten overlong runs (agent.redact)."""
+    return redact(text, secrets)
 
 
 def safe_text(text: str, secrets: tuple[str | None, ...] = ()) -> str:

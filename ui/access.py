@@ -42,6 +42,8 @@ class AccessConfig:
             if not sep or not _NAME.match(name) or not secret:
                 raise ValueError("GODOT_RAG_UI_USERS entries must look like name:password or name:sha256:<hex>")
             if secret.startswith("sha256:"):
+                if not re.fullmatch(r"[0-9a-fA-F]{64}", secret.removeprefix("sha256:")):
+                    raise ValueError(f"GODOT_RAG_UI_USERS: the sha256 of user {name!r} must be 64 hex digits")
                 users[name] = bytes.fromhex(secret.removeprefix("sha256:"))
             else:
                 users[name] = _digest(secret)

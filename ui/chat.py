@@ -32,11 +32,12 @@ def guarded(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[A
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
         from agent.graph.service import RunBusyError
         from agent.intake import IntakeError
+        from agent.redact import user_message
 
         try:
             return await handler(*args, **kwargs)
         except IntakeError as exc:
-            await cl.Message(content=f"⚠️ {exc}").send()
+            await cl.Message(content=f"⚠️ {user_message(exc)}").send()
         except RunBusyError:
             await cl.Message(content=messages.RUN_BUSY).send()
         except Exception:  # the chat's last line of defence: logged in full, reported briefly
@@ -131,7 +132,9 @@ async def _intake(text: str, files: list[Any]) -> tuple[Any, str]:
         result = await asyncio.to_thread(agent_intake.intake_github, link, prompt=prompt, settings=settings)
         return result, f"Analysing {link}"
     prompt, code = split_prompt_and_code(text)
-    return agent_intake.intake_snippet(code, prompt=prompt, settings=settings), "Analysing your snippet"
+    # in a thread like the others: intake chunks the code to apply the chunk cap
+    result = await asyncio.to_thread(agent_intake.intake_snippet, code, prompt=prompt, settings=settings)
+    return result, "Analysing your snippet"
 
 
 async def followup(question: str) -> None:

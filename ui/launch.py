@@ -82,7 +82,11 @@ def launch(settings: Settings, *, host: str, port: int) -> int:
     from agent.storage import DatabaseError, connection, migrate
     from ui.access import AccessConfig
 
-    access = AccessConfig.from_env()
+    try:
+        access = AccessConfig.from_env()
+    except ValueError as exc:  # a malformed GODOT_RAG_UI_USERS: say so, no traceback
+        print(f"ui: {exc}", file=sys.stderr)
+        return 2
     if not access.any_login():
         print(
             "ui: no way to log in is configured; set GODOT_RAG_UI_USERS=name:password "

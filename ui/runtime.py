@@ -17,8 +17,8 @@ _service: Any = None
 
 @lru_cache(maxsize=1)
 def settings() -> Settings:
-    """The environment's settings, read once at first use."""
-    return Settings.from_env()
+    """The environment's settings, read once at first use (the web chat's chunk cap applies)."""
+    return Settings.from_env().with_(front_door="ui")
 
 
 async def service() -> Any:

@@ -109,7 +109,18 @@ class AnalysisService:
         saver = None
         if checkpoint:
             saver = AsyncPostgresSaver(pool)  # pool connections: autocommit, dict_row, prepare_threshold=0
-            await saver.setup()
+            # processes starting together on a fresh database race to run the same checkpoint
+            # migration; the loser's unique violation (or the deadlock two CREATE INDEX CONCURRENTLY
+            # detect) means another process did it, so set up again from there. Not under a lock:
+            # CREATE INDEX CONCURRENTLY would wait on the lock's waiters, a deadlock nobody detects.
+            for attempt in range(5):
+                try:
+                    await saver.setup()
+                    break
+                except (psycopg.errors.UniqueViolation, psycopg.errors.DeadlockDetected):
+                    if attempt == 4:
+                        raise
+                    await asyncio.sleep(0.2 * (attempt + 1))
         retriever = None
         if not reading_only:
             if embedder is None:

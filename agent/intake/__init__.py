@@ -23,12 +23,15 @@ from agent.intake.expand import (
     Entry,
     build_expansion,
     check_counts,
+    check_entries,
+    check_listed,
+    decode_text,
     manifest_sha256,
     project_id_for,
     safe_relative,
 )
 from agent.intake.github import GithubTarget, clone_entries, parse_github_url
-from agent.intake.local import directory_entries
+from agent.intake.local import directory_entries, read_regular, special_file_reason
 from agent.intake.snippet import check_paste, snippet_entries
 from agent.models import AnalysisRequest, Expansion, SourceKind, SourceOrigin
 from agent.settings import Settings
@@ -64,13 +67,18 @@ class IntakeResult:
 def _result(
     expansion: Expansion,
     *,
+    settings: Settings,
     prompt: str,
     source: str,
     source_file: str,
     origin: SourceOrigin,
     source_sha256: str | None = None,
     kind: SourceKind | None = None,
+    what: str | None = None,
 ) -> IntakeResult:
+    from agent.limits import check_chunk_cap  # imports agent.intake.errors: not at module level
+
+    check_chunk_cap(expansion, settings, what=what or source_file)
     included = expansion.included
     if kind is None:
         kind = included[0].kind if len(included) == 1 else "unknown"
@@ -109,6 +117,8 @@ def intake_snippet(
         origin="pasted_snippet",
         source_sha256=sha,
         kind=kind if len(expansion.included) == 1 else "unknown",
+        settings=settings,
+        what="the pasted text",
     )
 
 
@@ -126,6 +136,7 @@ def intake_zip(data: bytes, *, name: str, prompt: str = "", settings: Settings) 
         source_file=name,
         origin="uploaded_zip",
         source_sha256=hashlib.sha256(data).hexdigest(),
+        settings=settings,
     )
 
 
@@ -134,7 +145,8 @@ def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings
     if not files:
         raise IntakeError("No files were uploaded.")
     total = sum(len(data) for _, data in files)
-    check_counts(len(files), total, settings, what="the upload")
+    check_listed(len(files), settings, what="the upload")
+    check_counts(0, total, settings, what="the upload")
     zips = [(n, d) for n, d in files if n.lower().endswith(".zip")]
     if len(files) == 1 and zips:
         return intake_zip(
@@ -151,7 +163,7 @@ def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings
                 entries += zip_entries(zf, settings, name=rel, prefix=PurePosixPath(rel).stem + "/")
             else:
                 entries.append(Entry(rel, len(data), read=lambda d=data: d))
-        check_counts(len(entries), total, settings, what="the upload")
+        check_entries(entries, settings, what="the upload")
         expansion = build_expansion(entries, settings, what="the upload")
     finally:
         for zf in opened:
@@ -159,7 +171,10 @@ def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings
     names = ", ".join(safe_relative(n, where="the upload") for n, _ in files)
     origin: SourceOrigin = "uploaded_zip" if zips else "uploaded_file"
     source_file = safe_relative(files[0][0], where="the upload") if len(files) == 1 else names[:200]
-    return _result(expansion, prompt=prompt, source=names, source_file=source_file, origin=origin)
+    return _result(
+        expansion, prompt=prompt, source=names, source_file=source_file, origin=origin, settings=settings,
+        what="the upload",
+    )
 
 
 def intake_directory(path: Path, *, prompt: str = "", settings: Settings) -> IntakeResult:
@@ -169,7 +184,8 @@ def intake_directory(path: Path, *, prompt: str = "", settings: Settings) -> Int
     entries = directory_entries(path, settings, what=what)
     expansion = build_expansion(entries, settings, what=what)
     return _result(
-        expansion, prompt=prompt, source=str(path), source_file=str(path), origin="local_directory"
+        expansion, prompt=prompt, source=str(path), source_file=str(path), origin="local_directory",
+        settings=settings,
     )
 
 
@@ -184,7 +200,9 @@ def intake_github(
     target = parse_github_url(url)
     entries = clone_entries(target, settings, origin_for_tests=origin_for_tests)
     expansion = build_expansion(entries, settings, what=target.url)
-    return _result(expansion, prompt=prompt, source=url, source_file=target.url, origin="github")
+    return _result(
+        expansion, prompt=prompt, source=url, source_file=target.url, origin="github", settings=settings
+    )
 
 
 def intake_target(
@@ -193,7 +211,7 @@ def intake_target(
     """CLI dispatcher: `-` (stdin snippet), a directory, a `.zip`, a file, or a GitHub URL."""
     target = (target or "").strip()
     if target == "-":
-        text = stdin_text if stdin_text is not None else sys.stdin.read()
+        text = stdin_text if stdin_text is not None else _read_stdin(settings)
         return intake_snippet(text, prompt=prompt, settings=settings)
     if (
         "://" in target
@@ -206,21 +224,24 @@ def intake_target(
         raise IntakeError(f"Refused {target}: symbolic links are not followed.")
     if path.is_dir():
         return intake_directory(path, prompt=prompt, settings=settings)
+    special = special_file_reason(path)
+    if special:
+        raise IntakeError(f"Refused {target}: {special}.")
     if path.is_file():
-        size = path.stat().st_size
-        if path.suffix.lower() == ".zip":
-            if size > settings.max_total_bytes:
-                raise IntakeError(
-                    f"Refused {target}: {size:,} bytes is over the total size limit "
-                    f"of {settings.max_total_bytes:,} bytes."
-                )
-            return intake_zip(path.read_bytes(), name=path.name, prompt=prompt, settings=settings)
-        if size > settings.max_file_bytes:
+        is_zip = path.suffix.lower() == ".zip"
+        limit, which = (
+            (settings.max_total_bytes, "total size") if is_zip else (settings.max_file_bytes, "file size")
+        )
+        data = read_regular(path, limit)
+        if data is None:
+            raise IntakeError(f"Refused {target}: it is not a regular file (it changed while being opened).")
+        if len(data) > limit:
             raise IntakeError(
-                f"Refused {target}: {size:,} bytes is over the file size limit "
-                f"of {settings.max_file_bytes:,} bytes."
+                f"Refused {target}: {path.stat().st_size:,} bytes is over the {which} limit of {limit:,} bytes."
             )
-        return intake_uploads([(path.name, path.read_bytes())], prompt=prompt, settings=settings)
+        if is_zip:
+            return intake_zip(data, name=path.name, prompt=prompt, settings=settings)
+        return intake_uploads([(path.name, data)], prompt=prompt, settings=settings)
     raise IntakeError(f"{target!r} is not a file, a directory, '-' (stdin) or a https://github.com/ URL.")
 
 
@@ -253,3 +274,18 @@ async def from_source(
             intake_github, url, prompt=prompt, settings=settings, origin_for_tests=github_origin_for_tests
         )
     return await asyncio.to_thread(intake_target, target or "", prompt=prompt, settings=settings)
+
+
+def _read_stdin(settings: Settings) -> str:
+    """The snippet on stdin: at most the file size limit, and UTF-8 like every file (else IntakeError)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise IntakeError("Refused stdin: there is no standard input to read the snippet from.")
+    limit = settings.max_file_bytes
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise IntakeError(f"Refused stdin: the text is over the file size limit of {limit:,} bytes.")
+    try:
+        return decode_text(data)
+    except IntakeError as exc:
+        raise IntakeError(f"Refused stdin: {exc}; save it as UTF-8 and try again.") from exc

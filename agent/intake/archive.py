@@ -1,7 +1,8 @@
 """Zip archives, read in memory with zip-slip, zip-bomb, symlink and absolute-path guards.
 
-Declared sizes are checked before anything is decompressed; actual sizes are checked while
-reading (a lying header is refused), and binaries and oversized entries are never read.
+Declared sizes of the entries that will be read are checked before anything is decompressed;
+actual sizes are checked while reading (a lying header is refused), and binaries and oversized
+entries are never read (so they count only toward the listed-files limit).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import zipfile
 from collections.abc import Callable
 
 from agent.intake.errors import IntakeError
-from agent.intake.expand import Entry, check_counts, safe_relative, strip_common_root
+from agent.intake.expand import Entry, check_entries, check_listed, safe_relative, strip_common_root
 from agent.settings import Settings
 
 _READ_STEP = 1 << 16
@@ -29,8 +30,7 @@ def open_zip(data: bytes, *, name: str) -> zipfile.ZipFile:
 def zip_entries(zf: zipfile.ZipFile, settings: Settings, *, name: str, prefix: str = "") -> list[Entry]:
     """Entries of an open archive; readers stay valid while `zf` is open."""
     infos = [i for i in zf.infolist() if not i.is_dir()]
-    declared = sum(i.file_size for i in infos)
-    check_counts(len(infos), declared, settings, what=f"{name} (uncompressed)")
+    check_listed(len(infos), settings, what=name)  # before any per-entry work
     paths = [safe_relative(i.filename, where=name) for i in infos]
     root = strip_common_root(paths)
     budget = {"left": settings.max_total_bytes}
@@ -51,6 +51,7 @@ def zip_entries(zf: zipfile.ZipFile, settings: Settings, *, name: str, prefix: s
                 excluded=excluded,
             )
         )
+    check_entries(entries, settings, what=f"{name} (uncompressed)")  # declared sizes, before reading
     return entries
 
 

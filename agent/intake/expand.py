@@ -60,13 +60,36 @@ def check_counts(count: int, total: int, settings: Settings, *, what: str) -> No
     """Refuse more files or more bytes than the settings allow, stating the limit."""
     if count > settings.max_files:
         raise IntakeError(
-            f"Refused {what}: {count:,} files is over the limit of {settings.max_files:,} files."
+            f"Refused {what}: {count:,} files to analyse is over the limit of {settings.max_files:,} files "
+            f"(GODOT_RAG_MAX_FILES)."
         )
     if total > settings.max_total_bytes:
         raise IntakeError(
             f"Refused {what}: {total:,} bytes is over the total size limit "
             f"of {settings.max_total_bytes:,} bytes."
         )
+
+
+def analysed(entry: Entry) -> bool:
+    """Whether intake will read this entry (the others are only listed, with their reason)."""
+    return entry.excluded is None and classify(entry.path).include
+
+
+def check_listed(count: int, settings: Settings, *, what: str) -> None:
+    """Refuse a project that lists more files, analysed or not, than `max_listed_files`."""
+    if count > settings.max_listed_files:
+        raise IntakeError(
+            f"Refused {what}: it lists {count:,} files, over the limit of "
+            f"{settings.max_listed_files:,} files listed (GODOT_RAG_MAX_LISTED_FILES)."
+        )
+
+
+def check_entries(entries: list[Entry], settings: Settings, *, what: str, sizes: bool = True) -> None:
+    """Apply the limits to a listing: files that will be read count toward `max_files` and the byte
+    total; files only listed (assets, docs, caches) count toward `max_listed_files` alone."""
+    check_listed(len(entries), settings, what=what)
+    read = [e for e in entries if analysed(e)]
+    check_counts(len(read), sum(e.size for e in read) if sizes else 0, settings, what=what)
 
 
 def _source_file(entry: Entry, settings: Settings) -> SourceFile:
@@ -125,6 +148,17 @@ def build_expansion(entries: list[Entry], settings: Settings, *, what: str) -> E
             text_parts.append(line[:-1] if line.endswith("\r") else line)
             line_map.append((f.path, i))
     return Expansion(files=files, expanded_text="\n".join(text_parts) + "\n", line_map=line_map)
+
+
+def files_summary(expansion: Expansion, *, shown: int = 10) -> str:
+    """One line for progress output: counts, then the first excluded files with their reasons."""
+    included, excluded = expansion.included, expansion.excluded
+    line = f"{len(included)} file(s) included, {len(excluded)} excluded"
+    if not excluded:
+        return line
+    listed = ", ".join(f"{f.path} ({f.reason})" for f in excluded[:shown])
+    more = f", and {len(excluded) - shown:,} more" if len(excluded) > shown else ""
+    return f"{line}: {listed}{more}"
 
 
 def manifest_sha256(expansion: Expansion) -> str:

@@ -35,7 +35,8 @@ from urllib.parse import unquote, urlsplit
 
 from agent.intake.classify import CACHE_DIRS, classify
 from agent.intake.errors import IntakeError
-from agent.intake.expand import Entry, check_counts, safe_relative
+from agent.intake.expand import Entry, check_counts, check_listed, safe_relative
+from agent.intake.local import read_regular, special_file_reason
 from agent.settings import Settings
 
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
@@ -86,12 +87,13 @@ def parse_github_url(url: str) -> GithubTarget:
         port = parts.port
     except ValueError as exc:
         raise IntakeError(f"Refused {raw!r}: invalid port. {_ONLY}.") from exc
-    if (
-        host != "github.com"
-        or port not in (None, 443)
-        or parts.netloc.lower() not in ("github.com", "github.com:443")
-    ):
+    if host != "github.com" or parts.netloc.lower().split(":")[0] != "github.com":
         raise IntakeError(f"Refused {raw!r}: host {host or parts.netloc!r} is not github.com. {_ONLY}.")
+    if port not in (None, 443) or parts.netloc.lower() not in ("github.com", "github.com:443"):
+        raise IntakeError(
+            f"Refused {raw!r}: port {'(empty)' if port is None else port} is not accepted "
+            f"(only https on the default port 443). {_ONLY}."
+        )
     if parts.query or parts.fragment:
         raise IntakeError(f"Refused {raw!r}: query strings and fragments are not accepted. {_ONLY}.")
     segs = [unquote(s) for s in parts.path.split("/") if s]
@@ -338,7 +340,8 @@ def clone_entries(
                 f"Could not fetch {what}: the folder {subdir!r} does not exist in the repository."
             )
         wanted, skipped = _plan(files)
-        check_counts(len(wanted) + len(skipped), 0, settings, what=what)
+        check_listed(len(wanted) + len(skipped), settings, what=what)
+        check_counts(len(wanted), 0, settings, what=what)  # only the analysed files are downloaded
         entries = skipped
         if wanted:
             info = repo / ".git" / "info"
@@ -372,7 +375,10 @@ def _read_wanted(root: Path, wanted: list[str], settings: Settings, *, what: str
         if st.st_size > settings.max_file_bytes:
             entries.append(Entry(rel, st.st_size))  # no reader: expansion states the size limit
             continue
-        data = full.read_bytes()
+        data = read_regular(full, settings.max_file_bytes)
+        if data is None:
+            entries.append(Entry(rel, 0, excluded=special_file_reason(full) or "not a regular file"))
+            continue
         entries.append(Entry(rel, st.st_size, read=lambda data=data: data))
     check_counts(len(entries), total, settings, what=what)
     return entries

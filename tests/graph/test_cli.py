@@ -83,7 +83,7 @@ def test_cli_snippet_on_stdin_and_intake_errors(kb_db_factory, tmp_path):
     assert report["verdict"]["label"] == "godot3"
     assert report["direct_answer"]["migration_required"] is True
     missing = _cli(settings, "analyze", str(tmp_path / "nope"), "--format", "json")
-    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.returncode == 2 and json.loads(missing.stdout)["status"] == "failed"  # the failure object
     assert missing.stderr.strip()
     empty = _cli(settings, "analyze", "-", stdin="")
     assert empty.returncode == 2 and empty.stderr.strip()

@@ -146,7 +146,7 @@ def test_twenty_megabyte_file(base_settings, tmp_path):
 def test_five_thousand_files(base_settings, tmp_path):
     for i in range(5000):
         (tmp_path / f"f{i}.gd").write_bytes(b"")
-    with pytest.raises(IntakeError, match="5,000 files is over the limit of 2,000"):
+    with pytest.raises(IntakeError, match="5,000 files to analyse is over the limit of 2,000"):
         intake_directory(tmp_path, settings=base_settings)
     data = _zip({f"f{i}.gd": b"" for i in range(5000)})
     with pytest.raises(IntakeError, match="over the limit of 2,000 files"):

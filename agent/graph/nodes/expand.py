@@ -11,6 +11,7 @@ from agent.graph.context import GraphContext
 from agent.graph.events import ProgressEvent
 from agent.graph.state import AnalysisState
 from agent.graph.verdict import project_signals
+from agent.intake.expand import files_summary
 
 
 async def expand(state: AnalysisState, *, config: RunnableConfig, runtime: Runtime[GraphContext]) -> dict[str, Any]:
@@ -19,12 +20,11 @@ async def expand(state: AnalysisState, *, config: RunnableConfig, runtime: Runti
     expansion = await ctx.store.load_expansion(state.run_id)
     signals = project_signals(expansion)
     await ctx.store.update_run(state.run_id, project_signals=signals)
-    included, excluded = expansion.included, expansion.excluded
+    included = expansion.included
     await ctx.emit(
         ProgressEvent(
             run_id=state.run_id, kind="files", done=0, total=0,
-            message=f"{len(included)} file(s) included, {len(excluded)} excluded: "
-            + ", ".join(f"{f.path} ({f.reason})" for f in excluded[:10]),
+            message=files_summary(expansion),
         )
     )
     return {"project_signals": signals}
