@@ -84,6 +84,8 @@ class Settings:
     """GODOT_RAG_CLONE_TIMEOUT: seconds for a GitHub clone."""
     discord_token: str | None = None
     """DISCORD_TOKEN: the bot token; never echoed."""
+    classref3_dir: Path | None = None
+    """GODOT_RAG_CLASSREF3_DIR: the Godot 3.4 class reference (classes/*.xml); default ../shared/godot-class-ref-3.4."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -113,6 +115,8 @@ class Settings:
             max_files=env_int("GODOT_RAG_MAX_FILES", 2_000),
             clone_timeout=env_float("GODOT_RAG_CLONE_TIMEOUT", 60.0),
             discord_token=env_value("DISCORD_TOKEN"),
+            classref3_dir=Path(classref3).resolve() if (classref3 := env_value("GODOT_RAG_CLASSREF3_DIR"))
+            else default_classref3_dir(),
         )
 
     def with_(self, **changes: object) -> Settings:
@@ -133,6 +137,12 @@ def default_docs_dir() -> Path | None:
     """`../shared/godot-docs` next to the project root, if present."""
     path = PROJECT_ROOT.parent / "shared" / "godot-docs"
     return path if path.is_dir() else None
+
+
+def default_classref3_dir() -> Path | None:
+    """`../shared/godot-class-ref-3.4` next to the project root, if present."""
+    path = PROJECT_ROOT.parent / "shared" / "godot-class-ref-3.4"
+    return path if (path / "classes").is_dir() else None
 
 
 def default_renames_file() -> Path | None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from agent.models import Chunk, ChunkTrace, EvidenceBundle, Judgment
+
+if TYPE_CHECKING:
+    from agent.judge.project import ProjectContext
 
 ProjectDimension = Literal["2d", "3d", "unknown"]
 JudgeKind = Literal["evidence", "llm"]
@@ -25,6 +28,9 @@ class JudgeInput:
     """What the retriever found for this chunk; the only ids a judgment may cite."""
     project_dimension: ProjectDimension = "unknown"
     """2D or 3D project (see `detect_project_dimension`); suggestions must match it."""
+    project: ProjectContext | None = None
+    """Extends chains, scene node types and the API index of both versions (`agent/judge/project.py`);
+    None judges the chunk on its own, without receiver resolution."""
 
 
 @dataclass(kw_only=True)

@@ -138,7 +138,7 @@ def validate(judgment: Judgment | dict | str, inp: JudgeInput) -> ValidationResu
     unknown = sorted({i for i in cited if i not in retrieved})
     if unknown:
         failures.append(f"evidence_ids_retrieved: not retrieved for this chunk: {', '.join(unknown[:5])}")
-    facts = code_facts(inp.chunk, inp.evidence)
+    facts = code_facts(inp.chunk, inp.evidence, inp.project)
     failures += recommendation_failures(j, inp, facts)
     failures += _check_dimension(j, inp)
     failures += _check_consistency(j)

@@ -19,20 +19,23 @@ from agent.graph.nodes.common import as_dict, bounded_gather, error_text
 from agent.graph.nodes.retrieve import evidence_for, prefetch_next
 from agent.graph.state import AnalysisState
 from agent.judge import JudgeInput, judge_and_validate
+from agent.judge.project import ProjectContext, project_context_for
 from agent.models import Chunk, EvidenceBundle
 from agent.retrieve.query import split_trace
 
 log = logging.getLogger(__name__)
 
 
-def judge_input(state: AnalysisState, chunk: Chunk, bundle: EvidenceBundle) -> JudgeInput:
-    """The judge's input for one chunk: prompt, trace, chunk, evidence, project dimension."""
+def judge_input(state: AnalysisState, chunk: Chunk, bundle: EvidenceBundle,
+                project: ProjectContext | None = None) -> JudgeInput:
+    """The judge's input for one chunk: prompt, trace, chunk, evidence, project dimension and context."""
     return JudgeInput(
         prompt=state.prompt,
         trace=split_trace(chunk, project_id=state.project_id),
         chunk=chunk,
         evidence=bundle,
         project_dimension=state.project_dimension,  # type: ignore[arg-type]
+        project=project,
     )
 
 
@@ -44,7 +47,7 @@ async def judge_chunk(ctx: GraphContext, state: AnalysisState, chunk: Chunk) -> 
     if "error" in found:
         return {"error": found["error"]}
     try:
-        inp = judge_input(state, chunk, found["bundle"])
+        inp = judge_input(state, chunk, found["bundle"], await project_context_for(ctx, state.run_id))
         t0 = time.perf_counter()
         outcome = await judge_and_validate(ctx.judge, inp, fallback=ctx.fallback)
         ms = (time.perf_counter() - t0) * 1000
