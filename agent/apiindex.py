@@ -180,6 +180,7 @@ class ApiIndex:
     def __init__(self, entries: Iterable[ApiEntry], classes: Iterable[ClassEntry], *, complete_v4: bool | None = None):
         self._members: dict[tuple[str, str, str], list[ApiEntry]] = defaultdict(list)
         self._by_name: dict[tuple[str, str], list[ApiEntry]] = defaultdict(list)
+        self._by_class: dict[tuple[str, str], list[ApiEntry]] = defaultdict(list)
         self._parents: dict[str, dict[str, str]] = defaultdict(dict)
         self._classes: dict[tuple[str, str], ApiEntry] = {}
         self._names: frozenset[str] | None = None
@@ -192,6 +193,7 @@ class ApiIndex:
                 continue
             self._members[(e.version, e.class_name, e.member)].append(e)
             self._by_name[(e.version, e.member)].append(e)
+            self._by_class[(e.version, e.class_name)].append(e)
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._members.values()) + len(self._classes)
@@ -250,6 +252,10 @@ class ApiIndex:
         wanted = set(kinds) if kinds else None
         return [e for c in self.chain(version, cls) for e in self._members.get((version, c, member), ())
                 if wanted is None or e.kind in wanted]
+
+    def members_of(self, version: str, cls: str) -> list[ApiEntry]:
+        """What `cls` itself (not its ancestors) defines in `version`, in document order."""
+        return list(self._by_class.get((version, cls), ()))
 
     def defined_anywhere(self, version: str, member: str, kinds: Iterable[str] | None = None) -> bool:
         wanted = set(kinds) if kinds else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,9 +96,7 @@ def _dedent(text: str) -> str:
         lines.pop(0)
     while lines and not lines[-1].strip():
         lines.pop()
-    indents = [len(ln) - len(ln.lstrip("\t")) for ln in lines if ln.strip()]
-    cut = min(indents) if indents else 0
-    return "\n".join(ln[cut:] for ln in lines)
+    return textwrap.dedent("\n".join(lines))
 
 
 def codeblocks(text: str) -> list[str]:

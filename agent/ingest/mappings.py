@@ -381,15 +381,12 @@ def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> l
                 ))
         if not target_cls or not index.has_class(V4, target_cls):
             continue  # members of a class 4.x does not document here cannot be compared
-        for (version, owner, member), entries in list(index._members.items()):
-            if version != V3 or owner != cls:
+        for e3 in index.members_of(V3, cls):
+            if e3.kind not in _DERIVED_KINDS:
                 continue
-            for e3 in entries:
-                if e3.kind not in _DERIVED_KINDS or e3.accessor_of:
-                    continue
-                draft = _derived_member(index, cls, target_cls, e3, member_rows.get(e3.kind, {}))
-                if draft:
-                    out.append(draft)
+            draft = _derived_member(index, cls, target_cls, e3, member_rows.get(e3.kind, {}))
+            if draft:
+                out.append(draft)
     return out
 
 

@@ -135,8 +135,12 @@ async def project_context_for(ctx: Any, run_id: str) -> ProjectContext:
     if run_id in _RUNS:
         _RUNS.move_to_end(run_id)
         return _RUNS[run_id]
-    expansion = await ctx.store.load_expansion(run_id)
-    files = {f.path: f.text or "" for f in expansion.files if f.included}
+    try:
+        expansion = await ctx.store.load_expansion(run_id)
+    except KeyError:  # a run stored without its intake: judge its chunks on their own
+        files: dict[str, str] = {}
+    else:
+        files = {f.path: f.text or "" for f in expansion.files if f.included}
     api = await asyncio.to_thread(api_index_for, ctx.retriever)
     built = build_project_context(files, api)
     _RUNS[run_id] = built

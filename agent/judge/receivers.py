@@ -70,7 +70,7 @@ def _match_back(masked: str, j: int) -> int:
 def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
     """The type of the expression left of the `.` at offset `dot`, when the code makes it known."""
     j = dot - 1
-    while j >= 0 and masked[j] in " \t":
+    while j >= 0 and code[j] in " \t":  # the original text: a `$Node` path is blank in the masked copy
         j -= 1
     if j < 0:
         return None
@@ -94,7 +94,7 @@ def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
         if not tail and head in scope.classes:
             return head  # Vector2(...), a constructor
         return None
-    if masked[j].isalnum() or masked[j] == "_" or code[j] in "/":
+    if code[j].isalnum() or code[j] in "_/":
         s = j
         while s >= 0 and (code[s].isalnum() or code[s] in "_/"):
             s -= 1

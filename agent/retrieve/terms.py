@@ -108,6 +108,7 @@ _MEMBER_USE = re.compile(r"\.\s*([A-Za-z_]\w*)(\s*\()?")
 _BARE_CALL = re.compile(r"(?<![\w.$%@])([a-z_]\w*)\s*\(")
 _CONSTANT = re.compile(r"(?<![\w$%@])([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
 _CLASS = re.compile(r"(?<![\w.$%@])([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b")
+_BARE_NAME = re.compile(r"(?<![\w.$%@])([a-z_][a-z0-9_]*)\b(?!\s*\()")
 _CODE_TERM_LIMIT = 64
 
 
@@ -125,6 +126,9 @@ def code_roles(code: str) -> dict[str, list[str]]:
         roles.setdefault(m.group(1), {})["constant"] = None
     for m in _CLASS.finditer(masked):
         roles.setdefault(m.group(1), {})["class"] = None
+    for m in _BARE_NAME.finditer(masked):  # a bare property of the script's own class (`percent_visible = 1`)
+        if "_" in m.group(1).strip("_"):
+            roles.setdefault(m.group(1), {})["name"] = None
     return {k: list(v) for k, v in roles.items() if k not in STOP_IDENTIFIERS and len(k) > 1}
 
 
