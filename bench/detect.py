@@ -6,13 +6,18 @@
 - Godot 3: the `[codeblock]` examples of the 3.4 class reference. The share judged godot3 is
   reported; many are version-neutral (`print(a + b)`), so 100% is not the goal.
 
-Each snippet is chunked by the real parser, retrieved against the knowledge base in
-GODOT_RAG_HOME (run `godot-rag ingest` with the 3.4 reference first) and judged by the
-evidence judge with the validator, twice in the same run: with the project context and API
-index (this change) and without it (the judge as it decided before: no receivers, no index).
+Each snippet is chunked by the real parser, retrieved by the product's retriever and judged by
+the evidence judge with the validator, twice in the same run: with the project context and API
+index (this change) and without it (no receivers, no index: the judge's previous decision path).
 A snippet is flagged when any of its chunks is judged godot3.
 
-    .venv/bin/python bench/detect.py [--limit N] [--out FILE.json]
+`--kb DIR` loads a generated knowledge base (`godot-rag ingest --out DIR` writes it; the JSONL of
+an interrupted ingest is enough) into a database of its own (`<name>_detect`): the API index,
+every api_mapping row and the label prototypes, but no docs chunks and no embeddings, so the
+bench needs minutes, not the full embedding run. Verdicts rest on mappings, the index and the
+syntax rules; docs chunks only add citations. Without `--kb` it uses the database as it is.
+
+    .venv/bin/python bench/detect.py [--kb DIR] [--limit N] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -81,14 +86,22 @@ def _chunks(s: Snippet):
     return chunk_file(f)
 
 
-async def run(snippets: list[Snippet], retriever, api) -> dict:
+async def run(snippets: list[Snippet], retriever, api, *, no_vectors: bool = False) -> dict:
     judge = EvidenceJudge()
     res = {"new": {"flagged": [], "judge_s": 0.0}, "old": {"flagged": [], "judge_s": 0.0}, "retrieve_s": 0.0,
            "chunks": 0}
     for s in snippets:
         s.chunks = [c for c in _chunks(s) if c.code_text.strip()]
         t0 = time.perf_counter()
-        bundles = retriever.retrieve_many([build_retriever_query(PROMPT, c) for c in s.chunks]) if s.chunks else []
+        queries = [build_retriever_query(PROMPT, c) for c in s.chunks]
+        if no_vectors:  # a --kb database holds no embeddings: the vector leg finds nothing whatever the query
+            import numpy as np
+
+            zero = np.zeros(retriever.settings.embedding_dim, dtype=np.float32)
+            zero[0] = 1.0
+            bundles = [retriever.retrieve(q, vector=zero) for q in queries]
+        else:
+            bundles = retriever.retrieve_many(queries) if queries else []
         res["retrieve_s"] += time.perf_counter() - t0
         res["chunks"] += len(s.chunks)
         for mode, project in (("new", build_project_context({"snippet.gd": s.code}, api)), ("old", None)):
@@ -115,12 +128,47 @@ def _report(name: str, snippets: list[Snippet], res: dict) -> dict:
     return row
 
 
+class _NoEmbedder:
+    """Stands in for the model where no vector is ever computed (a --kb database has none)."""
+
+    def embed_query(self, text: str):  # pragma: no cover - never reached: vectors are passed in
+        raise RuntimeError("no embeddings in a --kb bench database")
+
+
+def load_kb_without_embeddings(settings: Settings, kb: Path) -> Settings:
+    """A fresh `<name>_detect` database with the index, mappings and prototypes of `kb` (bench only)."""
+    from agent.apiindex import store_index
+    from agent.ingest.pipeline import _read_api_index
+    from agent.ingest.store import upsert_mappings, upsert_prototypes
+    from agent.storage import connection, migrate
+
+    target = settings.with_(database_name=f"{settings.database_name}_detect")
+    with connection(settings) as conn:
+        conn.autocommit = True
+        conn.execute(f'DROP DATABASE IF EXISTS "{target.database_name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{target.database_name}"')
+    entries, classes = _read_api_index(kb / "api_index.jsonl")
+    mappings = [json.loads(line) for line in (kb / "api_mapping.jsonl").open(encoding="utf-8")]
+    protos = [json.loads(line) for line in (kb / "label_prototypes.jsonl").open(encoding="utf-8")]
+    with connection(target) as conn:
+        migrate(conn, target)
+        store_index(conn, entries, classes)
+        upsert_mappings(conn, mappings, {})
+        upsert_prototypes(conn, protos, {})
+    return target
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=0, help="snippets per set (0 = all)")
     ap.add_argument("--out", type=Path, help="write every flagged and unflagged snippet here (JSON)")
+    ap.add_argument("--kb", type=Path, help="a generated KB dir (api_index/api_mapping/label_prototypes JSONL)")
     args = ap.parse_args()
     settings = Settings.from_env()
+    if args.kb:
+        t0 = time.perf_counter()
+        settings = load_kb_without_embeddings(settings, args.kb)
+        print(f"loaded {args.kb} into {settings.database_name} in {time.perf_counter() - t0:.1f}s", flush=True)
     docs, ref = settings.docs_dir or default_docs_dir(), settings.classref3_dir or default_classref3_dir()
     if docs is None or ref is None:
         print("error: needs ../shared/godot-docs and ../shared/godot-class-ref-3.4", file=sys.stderr)
@@ -129,7 +177,7 @@ def main() -> int:
     from agent.storage import make_pool
 
     with make_pool(settings, min_size=1, max_size=2) as pool:
-        retriever = Retriever(settings, pool)
+        retriever = Retriever(settings, pool, embedder=_NoEmbedder() if args.kb else None)
         api = api_index_for(retriever)
         if api is None or "3.4" not in api.versions():
             print("error: the knowledge base has no 3.4 API index; run `godot-rag ingest` first", file=sys.stderr)
@@ -139,7 +187,7 @@ def main() -> int:
         for name, snippets in sets.items():
             if args.limit:
                 snippets = snippets[: args.limit]
-            res = asyncio.run(run(snippets, retriever, api))
+            res = asyncio.run(run(snippets, retriever, api, no_vectors=bool(args.kb)))
             row = _report(name, snippets, res)
             report["rows"].append(row)
             flagged = {f["origin"] for f in res["new"]["flagged"]}

@@ -113,7 +113,7 @@ class EvidenceJudge:
             ids += [hit.record_id, doc_id or "", *(h.record_id for h in labels[:1])]
             change_type = str(md.get("change_type") or "rename")
             old, new = self._api_old_new(f, inp, target)
-            url = _url_4x(hit, ev) or url
+            url = _url_4x(hit, ev) or (url if url and "/en/3.4/" not in url else None)  # docs_url: what replaces it
             changes.append(SuggestedChange(old=old, new=new, change_type=change_type,
                                            evidence_id=hit.record_id, docs_url=url,
                                            note=f"line {self._line(inp, f)}: {f.text}"
@@ -217,7 +217,11 @@ class EvidenceJudge:
         new = rewrite_fragment(fragment) if facts_gd(inp) else None
         new = new or rule.new or None
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
-        mapping = mapping_for(finding_keys(f), ev)
+        # the curated/converter row documents a syntax change; a row derived from the API index only says
+        # what 3.4 defined, so it never stands in for the change itself
+        curated = ev.model_copy(update={"api_mapping_evidence": [
+            h for h in ev.api_mapping_evidence if (h.metadata.get("provenance") or {}).get("source") != "api_index"]})
+        mapping = mapping_for(finding_keys(f), curated)
         labels: list = []
         if mapping is not None:
             doc_id, url = docs_url_for(mapping, ev)

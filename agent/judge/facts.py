@@ -160,6 +160,14 @@ def _defined_in_4(facts: CodeFacts, project: ProjectContext | None, receiver: st
     return api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)) is not None
 
 
+def _in_scope(project: ProjectContext | None, receiver: str | None, classes: list[str]) -> bool:
+    """Whether a class-scoped rename may apply to a use on `receiver` (unknown receivers: yes, as before)."""
+    api = project.api if project else None
+    if api is None or receiver is None or not classes:
+        return True
+    return any(api.is_a(V3, receiver, c) or api.is_a(V4, receiver, c) for c in classes)
+
+
 def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None = None) -> list[Finding]:
     """Identifiers that match a retrieved api_mapping old name, used as an API in the mapping's role.
 
@@ -211,6 +219,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 and "." not in source else None
             if _defined_in_4(facts, project, receiver, member, role):
                 continue
+            if not _in_scope(project, receiver, (md.get("provenance") or {}).get("classes") or []):
+                continue  # a rename for ProgressBar does not apply to a Label
             seen.add(source)
             text = facts.lexed.text[m.start() : m.end()].strip()
             out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit, start=m.start(),
@@ -219,7 +229,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
     return out
 
 
-def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None) -> list[Finding]:
+def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None,
+                      chunk_file: str = "") -> list[Finding]:
     """Uses of what only 3.4 documents (api_mapping rows derived from the API index), receiver resolved.
 
     Resolved to a 3.4 type that has the member and whose 4.x counterpart lacks it: a Godot 3 finding.
@@ -259,12 +270,18 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
                 receiver = None
             else:
                 receiver = facts.scope.own_class  # a bare call or property: the script's own class
+            own_use = receiver is not None and receiver == facts.scope.own_class and (
+                b < 0 or masked[b] != "." or masked[max(0, b - 4) : b].strip() == "self")
             if receiver is not None:
                 if not api.has_class(V3, receiver) or not api.is_a(V3, receiver, owner):
                     continue
                 if api.has_class(V4, receiver) and api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)):
                     continue
-                weak = False
+                # the script's own names: only a project that shows the whole script rules out its own function
+                known = project.declared.get(chunk_file) if project and chunk_file else None
+                weak = own_use and known is None
+                if own_use and known is not None and member in known:
+                    continue
             else:
                 if api.defined_anywhere(V4, member, _ROLE_KINDS.get(role)):
                     continue
@@ -328,7 +345,9 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
                 break
     facts.godot3.extend(_api_findings(facts, evidence, project))
     if gd:
-        facts.godot3.extend(_derived_findings(facts, evidence, project))
+        covered = {(f.name.rsplit(".", 1)[-1], f.line) for f in facts.godot3_api}
+        facts.godot3.extend(f for f in _derived_findings(facts, evidence, project, chunk.source_file)
+                            if (f.name.rsplit(".", 1)[-1], f.line) not in covered)  # a stated rename says more
     # unsafe: raw text for control chars and blobs, code for calls, string contents for shell commands
     raw = chunk.code_text
     if _CONTROL.search(raw):

@@ -22,6 +22,7 @@ _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
 _CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
 _SECTION = re.compile(r"^\[(\w+)([^\]]*)\]\s*$", re.M)
 _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')
+_DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum)\s+([A-Za-z_]\w*)", re.M)
 _SCRIPT_PROP = re.compile(r"^script\s*=\s*ExtResource\(\s*\"?([^\")\s]+)\"?\s*\)", re.M)
 
 
@@ -35,6 +36,8 @@ class ProjectContext:
     """Script path -> {relative node path: node type} from the `.tscn` nodes under the node it is attached to."""
     api: ApiIndex | None = None
     """Definitions of both documented versions; None when the knowledge base has no index."""
+    declared: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Script path -> names the script and its project base scripts declare (func, var, const, signal)."""
 
     def script_class(self, path: str) -> str | None:
         return self.extends.get(path)
@@ -92,6 +95,19 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
                     raw_extends.setdefault(path, cn.group(2))
         elif path.endswith((".tscn", ".tres")) and text:
             _scenes(path, text, ctx.scene_nodes)
+
+    own = {p: set(_DECLARES.findall(t or "")) for p, t in files.items() if p.endswith(".gd")}
+
+    def user_bases(path: str) -> list[str]:
+        chain, cur = [], path
+        while cur in raw_extends and cur not in chain and len(chain) < 16:
+            chain.append(cur)
+            base = raw_extends[cur]
+            cur = _res(base.strip("\"'")) if base[:1] in "\"'" else class_names.get(base, "")
+        return chain + ([cur] if cur in own and cur not in chain else [])
+
+    for path in own:
+        ctx.declared[path] = frozenset().union(*(own.get(p, set()) for p in user_bases(path) or [path]))
 
     def engine_base(path: str, seen: set[str]) -> str | None:
         base = raw_extends.get(path)

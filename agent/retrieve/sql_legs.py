@@ -25,17 +25,19 @@ _KINDS = sql.SQL(
     " WHEN 'property' THEN ARRAY['property', 'theme-property'] WHEN 'signal' THEN ARRAY['signal']"
     " WHEN 'enum' THEN ARRAY['constant', 'enum'] WHEN 'constant' THEN ARRAY['constant', 'enum']"
     " WHEN 'class' THEN ARRAY['class'] WHEN 'builtin-type' THEN ARRAY['class'] ELSE NULL END")
+_SRC = sql.SQL("(v.metadata->>'source_api')")
 _DOCUMENTED = sql.SQL(
     "v.table_name, v.id, v.title, v.content, v.metadata, CASE WHEN EXISTS (SELECT 1 FROM godot_rag.api_index)"
-    " THEN EXISTS (SELECT 1 FROM godot_rag.api_index a WHERE a.version = '4.x' AND CASE"
-    "  WHEN strpos(v.metadata->>'source_api', '.') > 0 THEN a.class_name = split_part(v.metadata->>'source_api', '.', 1)"
-    "   AND a.member = split_part(v.metadata->>'source_api', '.', 2)"
-    "  WHEN {kinds} = ARRAY['class'] THEN a.member = '' AND a.class_name = v.metadata->>'source_api'"
-    "  ELSE (a.member = v.metadata->>'source_api' AND ({kinds} IS NULL OR a.kind = ANY({kinds})))"
-    "   OR (a.member = '' AND a.class_name = v.metadata->>'source_api' AND {kinds} IS NULL) END)"
+    " THEN (strpos({src}, '.') > 0 AND EXISTS (SELECT 1 FROM godot_rag.api_index a WHERE a.version = '4.x'"
+    "   AND a.class_name = split_part({src}, '.', 1) AND a.member = split_part({src}, '.', 2)))"
+    " OR (strpos({src}, '.') = 0 AND ({kinds} IS NULL OR {kinds} = ARRAY['class']) AND EXISTS (SELECT 1"
+    "   FROM godot_rag.api_index a WHERE a.version = '4.x' AND a.class_name = {src} AND a.member = ''))"
+    " OR (strpos({src}, '.') = 0 AND ({kinds} IS NULL OR {kinds} <> ARRAY['class']) AND EXISTS (SELECT 1"
+    "   FROM godot_rag.api_index a WHERE a.member = {src} AND a.version = '4.x'"
+    "   AND ({kinds} IS NULL OR a.kind = ANY({kinds}))))"
     " ELSE EXISTS (SELECT 1 FROM godot_rag.docs_chunks d"
-    " WHERE d.doc_type = 'class_reference' AND (d.symbol = v.metadata->>'source_api'"
-    " OR d.api_symbols @> ARRAY[v.metadata->>'source_api'])) END AS documented").format(kinds=_KINDS)
+    " WHERE d.doc_type = 'class_reference' AND (d.symbol = {src}"
+    " OR d.api_symbols @> ARRAY[{src}])) END AS documented").format(kinds=_KINDS, src=_SRC)
 # Chunks of the Godot 3.4 reference come in only as definitions (their exact symbol) and as the
 # evidence of a mapping; the fuzzy legs stay on the 4.x docs, which back Godot 4 verdicts.
 _NOT_34 = sql.SQL(" AND c.id NOT LIKE 'godot-3.4:%%'")

@@ -92,20 +92,31 @@ def test_property_and_constant_uses_retrieve_their_mappings(retriever, code, sou
 
 
 async def test_a_resolved_receiver_finds_what_only_3_4_documents(retriever, evidence_judge, api):
-    code = "extends Node\n\nfunc f():\n\tvar label: Label = Label.new()\n\tlabel.percent_visible = 0.5\n"
-    inp, out = await _judge(retriever, evidence_judge, code, needle="percent_visible", api=api)
+    code = 'extends Node\n\nfunc f():\n\treturn Input.get_joy_axis_index_from_string("Left Stick X")\n'
+    inp, out = await _judge(retriever, evidence_judge, code, needle="get_joy_axis", api=api)
     j = out.judgment
     assert j.version_signal == "godot3", (j.rationale, out.validation_failures)
-    item = next(c for c in j.suggested_changes if "percent_visible" in c.old)
-    assert item.old_docs_url == "https://docs.godotengine.org/en/3.4/classes/class_label.html#class-label-property-percent-visible"
+    item = next(c for c in j.suggested_changes if "get_joy_axis_index_from_string" in c.old)
+    assert item.old_docs_url == ("https://docs.godotengine.org/en/3.4/classes/class_input.html"
+                                 "#class-input-method-get-joy-axis-index-from-string")
     derived = next(h for h in inp.evidence.api_mapping_evidence if h.record_id == item.evidence_id)
     assert derived.metadata["status"] == "candidate" and derived.metadata["provenance"]["source"] == "api_index"
+    assert derived.metadata["evidence_chunk_ids"][0] in j.evidence_ids  # the 3.4 page is cited
+
+
+async def test_a_stated_rename_on_a_resolved_receiver_cites_both_pages(retriever, evidence_judge, api):
+    code = "extends Node\n\nfunc f():\n\tvar label: Label = Label.new()\n\tlabel.percent_visible = 0.5\n"
+    _, out = await _judge(retriever, evidence_judge, code, needle="percent_visible", api=api)
+    items = [c for c in out.judgment.suggested_changes if "percent_visible" in c.old]
+    assert len(items) == 1 and items[0].new == "label.visible_ratio", items  # no second, "removed" item
+    assert items[0].old_docs_url.startswith("https://docs.godotengine.org/en/3.4/classes/class_label.html#")
+    assert "/en/3.4/" not in (items[0].docs_url or "")
 
 
 async def test_an_unresolved_receiver_alone_is_no_verdict(retriever, evidence_judge, api):
-    code = "func f(thing):\n\tthing.percent_visible = 0.5\n"
+    code = 'func f(thing):\n\treturn thing.get_joy_axis_index_from_string("Left Stick X")\n'
     _, out = await _judge(retriever, evidence_judge, code, api=api)
-    assert out.judgment.version_signal == "neutral"
+    assert out.judgment.version_signal == "neutral", out.judgment.rationale
 
 
 @pytest.mark.parametrize("code", [
