@@ -317,6 +317,7 @@ def build_mappings(
 _DERIVED_TABLES = {"method": "gdscript_function_renames", "property": "gdscript_properties_renames",
                    "signal": "gdscript_signals_renames", "constant": "enum_renames"}
 _DERIVED_KINDS = ("method", "property", "signal", "constant")
+_GLOBALS = ("@GlobalScope", "@GDScript")
 
 
 def _rename_rows(renames_file: Path | None) -> dict[str, list[dict]]:
@@ -394,7 +395,9 @@ def _derived_member(index, cls: str, cls4: str, e3, rows: dict[str, list[dict]])
     from agent.apiindex import V4
 
     kinds = ("constant", "enum") if e3.kind == "constant" else (e3.kind,)
-    if cls4 == cls and index.lookup(V4, cls4, e3.member, kinds):
+    # the global scopes swapped members between 3.4 and 4.x (`sin` moved from @GDScript to @GlobalScope)
+    owners = (cls4, *(g for g in _GLOBALS if g != cls4)) if cls4 in _GLOBALS else (cls4,)
+    if cls4 == cls and any(index.lookup(V4, o, e3.member, kinds) for o in owners):
         return None  # still defined under the same name (signature differences are the judge's business)
     target = None
     change = "removed"
@@ -403,7 +406,7 @@ def _derived_member(index, cls: str, cls4: str, e3, rows: dict[str, list[dict]])
         scope = [c.strip() for c in str(row.get("classes", "")).split(",") if c.strip()]
         if scope and not ({cls, cls4} & set(scope) or any(index.is_a(V4, cls4, s) for s in scope)):
             continue
-        for owner in (cls4, "@GlobalScope") if e3.kind == "constant" else (cls4,):
+        for owner in (*owners, "@GlobalScope") if e3.kind == "constant" else owners:
             e4 = index.lookup(V4, owner, str(row["new"]), kinds)
             if e4:
                 target, change = f"{owner}.{row['new']}", "rename"
@@ -411,9 +414,10 @@ def _derived_member(index, cls: str, cls4: str, e3, rows: dict[str, list[dict]])
         if target:
             break
     if target is None:
-        e4 = index.lookup(V4, cls4, e3.member, kinds)
+        owner = next((o for o in owners if index.lookup(V4, o, e3.member, kinds)), cls4)
+        e4 = index.lookup(V4, owner, e3.member, kinds)
         if e4:
-            target = f"{cls4}.{e3.member}"
+            target = f"{owner}.{e3.member}"
             change = "signature_change" if e3.kind in ("method", "signal") and (
                 e3.arg_count, e3.default_count) != (e4.arg_count, e4.default_count) else "rename"
     source = f"{cls}.{e3.member}"
