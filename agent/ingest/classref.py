@@ -186,6 +186,14 @@ def _quals(q: str) -> str:
     return "".join(f" {w}" for w in q.split() if w in ("const", "virtual", "vararg", "static"))
 
 
+def _value_table(title: str, members: list[Member]) -> list[str]:
+    """A summary table of typed values with defaults (properties, theme items), as the 4.x pages have."""
+    if not members:
+        return []
+    rows = [f"{m.type} | {m.name} | `{m.default}`" if m.default is not None else f"{m.type} | {m.name} |" for m in members]
+    return [f"## {title}", "", "type | name | default", "---|---|---", *rows, ""]
+
+
 def render_markdown(cls: ClassDoc, chain: list[str]) -> str:
     """The class as a Markdown page in the 4.x crawl's layout (what `class_drafts` reads)."""
     out = [f"# {cls.name}", ""]
@@ -199,10 +207,7 @@ def render_markdown(cls: ClassDoc, chain: list[str]) -> str:
     for m in cls.members:
         by_kind.setdefault(m.kind, []).append(m)
     props = by_kind.get("property", [])
-    if props:
-        out += ["## Properties", "", "type | name | default", "---|---|---"]
-        out += [f"{m.type} | {m.name} | `{m.default}`" if m.default is not None else f"{m.type} | {m.name} |" for m in props]
-        out.append("")
+    out += _value_table("Properties", props)
     methods = by_kind.get("method", [])
     if methods:
         out += ["## Methods", "", f"{methods[0].type} | {methods[0].name}({_sig_args(methods[0].args)}){_quals(methods[0].qualifiers)}",
@@ -210,10 +215,7 @@ def render_markdown(cls: ClassDoc, chain: list[str]) -> str:
         out += [f"{m.type} | {m.name}({_sig_args(m.args)}){_quals(m.qualifiers)}" for m in methods[1:]]
         out.append("")
     themes = by_kind.get("theme-property", [])
-    if themes:
-        out += ["## Theme Properties", "", "type | name | default", "---|---|---"]
-        out += [f"{m.type} | {m.name} | `{m.default}`" if m.default is not None else f"{m.type} | {m.name} |" for m in themes]
-        out.append("")
+    out += _value_table("Theme Properties", themes)
     signals = by_kind.get("signal", [])
     if signals:
         out += ["## Signals", ""]
