@@ -183,6 +183,8 @@ class SuggestedChange(_Model):
     evidence_id: str
     docs_url: str | None = None
     note: str = ""
+    old_docs_url: str | None = None
+    """The Godot 3.4 reference page (with member anchor) of what the code uses, when known."""
 
 
 class Judgment(_Model):

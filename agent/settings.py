@@ -110,6 +110,8 @@ class Settings:
     front_door: str = "cli"
     """Which front door made these settings (cli, ui or bot): it picks the default chunk cap. Set by
     the front door with `with_(front_door=...)`, not from the environment."""
+    classref3_dir: Path | None = None
+    """GODOT_RAG_CLASSREF3_DIR: the Godot 3.4 class reference (classes/*.xml); default ../shared/godot-class-ref-3.4."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -141,6 +143,8 @@ class Settings:
             discord_token=env_value("DISCORD_TOKEN"),
             max_listed_files=env_int("GODOT_RAG_MAX_LISTED_FILES", 20_000),
             max_chunks=env_positive_int("GODOT_RAG_MAX_CHUNKS"),
+            classref3_dir=Path(classref3).resolve() if (classref3 := env_value("GODOT_RAG_CLASSREF3_DIR"))
+            else default_classref3_dir(),
         )
 
     @property
@@ -168,6 +172,12 @@ def default_docs_dir() -> Path | None:
     """`../shared/godot-docs` next to the project root, if present."""
     path = PROJECT_ROOT.parent / "shared" / "godot-docs"
     return path if path.is_dir() else None
+
+
+def default_classref3_dir() -> Path | None:
+    """`../shared/godot-class-ref-3.4` next to the project root, if present."""
+    path = PROJECT_ROOT.parent / "shared" / "godot-class-ref-3.4"
+    return path if (path / "classes").is_dir() else None
 
 
 def default_renames_file() -> Path | None:

@@ -44,10 +44,34 @@ KB_PAGES = [
     "classes__class_packedscene.md",
     "classes__class_object.md",
     "classes__class_@gdscript.md",
+    "classes__class_label.md",
+    "classes__class_node3d.md",
     "tutorials__migrating__upgrading_to_godot_4.md",
     "tutorials__scripting__gdscript__gdscript_basics.md",
     "tutorials__scripting__gdscript__gdscript_exports.md",
 ]
+
+
+# The 3.4 reference subset: the classes the judge tests resolve receivers against.
+KB_CLASSREF3 = ["Label", "Spatial", "Camera", "Input", "InputEventMouseButton", "File", "Thread"]
+
+
+def classref_subset_dir(dest: Path) -> Path | None:
+    """The 3.4 XML subset in the shared layout; its summary.json keeps no counts (they are the full set's)."""
+    import json
+
+    from agent.settings import default_classref3_dir
+
+    src = default_classref3_dir()
+    if src is None:
+        return None
+    (dest / "classes").mkdir(parents=True, exist_ok=True)
+    for name in KB_CLASSREF3:
+        shutil.copyfile(src / "classes" / f"{name}.xml", dest / "classes" / f"{name}.xml")
+    summary = json.loads((src / "summary.json").read_text())
+    summary.pop("counts", None)
+    (dest / "summary.json").write_text(json.dumps(summary, indent=1))
+    return dest
 
 
 def kb_subset_dir(dest: Path) -> Path:
@@ -87,6 +111,14 @@ def _fingerprint() -> str:
     rn = default_renames_file()
     if rn:
         h.update(hashlib.sha256(rn.read_bytes()).digest())
+    from agent.settings import default_classref3_dir
+
+    cr = default_classref3_dir()
+    for name in KB_CLASSREF3 if cr else []:
+        h.update(name.encode())
+        h.update(hashlib.sha256((cr / "classes" / f"{name}.xml").read_bytes()).digest())
+    for p in sorted(PROJECT_ROOT.glob("agent/apiindex.py")):
+        h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -196,6 +228,7 @@ def kb_template(base_settings: Settings, admin_url: str, tmp_path_factory) -> st
                     renames_file=default_renames_file(),
                     out_dir=tmp_path_factory.mktemp("kb_jsonl"),
                     progress=False,
+                    classref_dir=classref_subset_dir(tmp_path_factory.mktemp("kb_classref")),
                 )
                 conn.execute(sql.SQL("ALTER DATABASE {} WITH is_template = true").format(sql.Identifier(template)))
                 _drop_stale_templates(conn, keep=template)

@@ -23,6 +23,7 @@ from agent.graph.context import GraphContext
 from agent.graph.nodes.common import chunk_event, error_text
 from agent.intent import Intent
 from agent.judge import JudgeInput, JudgeOutcome, ProjectDimension, judge_and_validate
+from agent.judge.project import ProjectContext, project_context_for
 from agent.models import Chunk, EvidenceBundle, RetrieverQuery
 from agent.graph.report import evidence_view
 from agent.retrieve.query import build_retriever_query, check_transmission, split_trace
@@ -60,7 +61,9 @@ class _Tally:
     done: int
 
 
-def judge_input(run: RunView, chunk: Chunk, bundle: EvidenceBundle) -> JudgeInput:
+def judge_input(
+    run: RunView, chunk: Chunk, bundle: EvidenceBundle, project: ProjectContext | None = None
+) -> JudgeInput:
     """The judge's input for one chunk (the only place one is built)."""
     return JudgeInput(
         prompt=run.prompt,
@@ -68,6 +71,7 @@ def judge_input(run: RunView, chunk: Chunk, bundle: EvidenceBundle) -> JudgeInpu
         chunk=chunk,
         evidence=bundle,
         project_dimension=run.project_dimension,
+        project=project,
     )
 
 
@@ -103,10 +107,11 @@ async def analyze_window(ctx: GraphContext, run: RunView, *, done: int) -> None:
     for c in chunks:
         await chunk_event(ctx, run.run_id, c, "processing", done=tally.done, total=run.chunk_total)
     queries = [build_retriever_query(run.prompt, c, intent=run.intent) for c in chunks]
+    project = await project_context_for(ctx, run.run_id) if chunks else None
     vectors, embed_ms = await _embed(ctx, queries)
     share = embed_ms / max(1, len(chunks))
     sql = asyncio.Semaphore(max(1, ctx.retrieval_concurrency))
-    work = [analyze_chunk(ctx, run, c, q, v, share=share, sql=sql, tally=tally)
+    work = [analyze_chunk(ctx, run, c, q, v, share=share, sql=sql, tally=tally, project=project)
             for c, q, v in zip(chunks, queries, vectors, strict=True)]
     if ctx.judge.kind == "llm":
         await asyncio.gather(*work)
@@ -117,7 +122,7 @@ async def analyze_window(ctx: GraphContext, run: RunView, *, done: int) -> None:
 
 async def analyze_chunk(
     ctx: GraphContext, run: RunView, chunk: Chunk, query: RetrieverQuery, vector: Any, *,
-    share: float, sql: asyncio.Semaphore, tally: _Tally,
+    share: float, sql: asyncio.Semaphore, tally: _Tally, project: ProjectContext | None = None,
 ) -> None:
     """Retrieve once, judge and validate once, store: one claimed chunk, start to finish."""
     try:
@@ -130,7 +135,7 @@ async def analyze_chunk(
         return await _fail(ctx, run, chunk, f"retrieval: {error_text(exc)}", tally)
     try:
         t0 = time.perf_counter()
-        outcome = await judge_and_validate(ctx.judge, judge_input(run, chunk, found.bundle))
+        outcome = await judge_and_validate(ctx.judge, judge_input(run, chunk, found.bundle, project))
         judge_ms = (time.perf_counter() - t0) * 1000
     except Exception as exc:  # recorded on the chunk as its failure reason, not swallowed
         log.exception("judging failed for %s", chunk.chunk_id)

@@ -234,6 +234,7 @@ def evidence_view(hit: RetrievalHit) -> dict[str, Any]:
         "score": round(float(hit.score), 6),
         "symbol": md.get("symbol"),
         "source_url": md.get("source_url"),
+        "doc_version": md.get("doc_version"),
         "source_api": md.get("source_api"),
         "target_api": md.get("target_api"),
         "match": list(hit.match),

@@ -16,6 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("ingest", help="build the knowledge base from the crawled Godot docs")
     p.add_argument("--docs", type=Path, help="docs corpus dir (manifest.json + pages/); default ../shared/godot-docs")
     p.add_argument("--renames", type=Path, help="renames_3_to_4.json; default ../shared/godot-data/renames_3_to_4.json")
+    p.add_argument("--classref", type=Path,
+                   help="Godot 3.4 class reference (classes/*.xml); default ../shared/godot-class-ref-3.4")
     p.add_argument("--out", type=Path, help="where the JSONL artifacts go; default $GODOT_RAG_HOME/kb")
     p.add_argument("--force", action="store_true", help="ingest even if the crawl reports failed or missing pages")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -74,10 +76,20 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             "converter rename tables are skipped",
             file=sys.stderr,
         )
+    classref = args.classref or settings.classref3_dir
+    if args.classref is not None and not (Path(args.classref) / "classes").is_dir():
+        print(f"error: 3.4 class reference not found: {args.classref} (expected classes/*.xml)", file=sys.stderr)
+        return 2
+    if classref is None:
+        print(
+            "warning: no Godot 3.4 class reference (looked in ../shared/godot-class-ref-3.4; set "
+            "GODOT_RAG_CLASSREF3_DIR or pass --classref); the knowledge base documents Godot 4 only",
+            file=sys.stderr,
+        )
     try:
         summary = run_ingest(
             settings, docs_dir=Path(docs), renames_file=renames, out_dir=args.out, force=args.force,
-            progress=not args.no_progress,
+            progress=not args.no_progress, classref_dir=classref,
         )
     except CorpusError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -90,10 +102,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _print_summary(s) -> None:
-    print(f"pages: {s.pages} (changed {s.pages_changed}, unchanged {s.pages_unchanged}, removed {s.pages_removed})")
+    print(f"pages: {s.pages} incl. {s.pages_3_4} of the 3.4 reference (changed {s.pages_changed}, unchanged {s.pages_unchanged}, removed {s.pages_removed})")
     print(f"chunks: {s.chunks} (embedded now {s.chunks_embedded})")
     print(f"api_mapping: {s.mappings} (embedded now {s.mappings_embedded})")
     print(f"label_prototypes: {s.prototypes} (embedded now {s.prototypes_embedded})")
+    print(f"api_index: {s.api_index_rows} definitions")
     print(f"warnings: {len(s.warnings)}  errors: {len(s.errors)}  time: {s.seconds:.1f}s  artifacts: {s.out_dir}")
     for e in s.errors[:20]:
         print(f"  error: {e}")

@@ -31,7 +31,9 @@ def classify(url: str, source_file: str = "") -> str:
 
 
 def version_tags(doc_type: str, url: str, godot_version: str, doc_version: str) -> list[str]:
-    """Which Godot versions a page speaks about; migration pages span 3.x and 4.x."""
+    """Which Godot versions a page speaks about; migration pages span 3.x and 4.x; 3.x reference pages only 3.x."""
+    if doc_version.startswith("3"):
+        return sorted(t for t in {"3.x", godot_version, doc_version} if t)
     tags = {"4.x", godot_version, doc_version}
     if doc_type == "migration":
         m = re.search(r"upgrading_to_godot_(\d+)(?:\.(\d+))?", url)

@@ -301,10 +301,133 @@ def _negatives(d: MappingDraft) -> list[str]:
 
 
 def build_mappings(
-    chunks: list[dict], renames_file: Path | None, converter_version: str, issues: list[Issue]
+    chunks: list[dict], renames_file: Path | None, converter_version: str, issues: list[Issue], api_index=None
 ) -> list[dict]:
-    """All api_mapping records of this run, in a stable order."""
+    """All api_mapping records of this run, in a stable order (derived ones only with a 3.4 index)."""
     index = EvidenceIndex(chunks)
     drafts = merge_docs_into_renames(docs_mappings(chunks), renames_mappings(renames_file, issues))
     drafts += curated_mappings(index, issues)
+    if api_index is not None and "3.4" in api_index.versions():
+        drafts += derived_mappings(api_index, renames_file, issues)
     return to_records(drafts, converter_version)
+
+
+# ---------------------------------------------------------------- (d) derived from the API index
+
+_DERIVED_TABLES = {"method": "gdscript_function_renames", "property": "gdscript_properties_renames",
+                   "signal": "gdscript_signals_renames", "constant": "enum_renames"}
+_DERIVED_KINDS = ("method", "property", "signal", "constant")
+_GLOBALS = ("@GlobalScope", "@GDScript")
+
+
+def _rename_rows(renames_file: Path | None) -> dict[str, list[dict]]:
+    if renames_file is None or not Path(renames_file).is_file():
+        return {}
+    try:
+        return json.loads(Path(renames_file).read_text(encoding="utf-8")).get("tables", {})
+    except (OSError, json.JSONDecodeError):
+        return {}  # renames_mappings already reported it
+
+
+def _class_targets(tables: dict[str, list[dict]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for table in ("class_renames", "builtin_types_renames"):
+        for row in tables.get(table, []):
+            if row.get("enabled", True) and row.get("old") and row.get("new"):
+                out.setdefault(str(row["old"]), str(row["new"]))
+    return out
+
+
+def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> list[MappingDraft]:
+    """Candidates for what 3.4 documents and 4.x does not (all stay `candidate` until reviewed).
+
+    A class absent from 4.x gets its rename-table target, else `removed`; a member absent from
+    its class's 4.x counterpart gets the member rename (when 4.x defines the target), else the
+    same member on the renamed class (`signature_change` when the arguments differ), else
+    `removed`. Each cites the 3.4 chunk and the 4.x chunk where one exists. `removed` for a
+    whole class is only claimed when the 4.x reference looks complete (a subset proves nothing).
+    """
+    from agent.apiindex import V3, V4
+
+    tables = _rename_rows(renames_file)
+    classes4 = _class_targets(tables)
+    member_rows: dict[str, dict[str, list[dict]]] = {}
+    for kind, table in _DERIVED_TABLES.items():
+        for row in tables.get(table, []):
+            if row.get("enabled", True) and row.get("old") and row.get("new"):
+                member_rows.setdefault(kind, {}).setdefault(str(row["old"]), []).append(row)
+    names3 = sorted(c for v, c in index._classes if v == V3)
+    kept = [c for c in names3 if c not in classes4]
+    found = sum(1 for c in kept if index.has_class(V4, c))
+    complete = found >= 0.8 * max(1, len(kept))
+    if not complete:
+        issues.append(Issue("info", "api_mapping", "4.x class reference looks partial; no class is derived as removed",
+                            detail=f"{found} of {len(kept)} unrenamed 3.4 classes have a 4.x page"))
+    out: list[MappingDraft] = []
+    for cls in names3:
+        entry3 = index.class_entry(V3, cls)
+        if cls.startswith("@"):
+            target_cls = cls
+        elif index.has_class(V4, cls):
+            target_cls = cls
+        else:
+            target_cls = classes4.get(cls, "")
+            c4 = index.class_entry(V4, target_cls) if target_cls else None
+            if not target_cls and complete:  # renamed classes are the converter table's rows already
+                out.append(MappingDraft(
+                    "class", cls, target_cls or None, "rename" if target_cls else "removed",
+                    evidence=[e for e in (entry3.chunk_id, c4.chunk_id if c4 else "") if e],
+                    notes=["derived from the API index: 3.4 documents this class, 4.x does not"],
+                    provenance={"source": "api_index", "derived": True}, key=f"derived-{_slug(cls)}",
+                ))
+        if not target_cls or not index.has_class(V4, target_cls):
+            continue  # members of a class 4.x does not document here cannot be compared
+        for e3 in index.members_of(V3, cls):
+            if e3.kind not in _DERIVED_KINDS:
+                continue
+            draft = _derived_member(index, cls, target_cls, e3, member_rows.get(e3.kind, {}))
+            if draft:
+                out.append(draft)
+    return out
+
+
+def _derived_member(index, cls: str, cls4: str, e3, rows: dict[str, list[dict]]) -> MappingDraft | None:
+    from agent.apiindex import V4
+
+    kinds = ("constant", "enum") if e3.kind == "constant" else (e3.kind,)
+    # the global scopes swapped members between 3.4 and 4.x (`sin` moved from @GDScript to @GlobalScope)
+    owners = (cls4, *(g for g in _GLOBALS if g != cls4)) if cls4 in _GLOBALS else (cls4,)
+    if cls4 == cls and any(index.lookup(V4, o, e3.member, kinds) for o in owners):
+        return None  # still defined under the same name (signature differences are the judge's business)
+    target = None
+    change = "removed"
+    e4 = None
+    for row in rows.get(e3.member, []):
+        scope = [c.strip() for c in str(row.get("classes", "")).split(",") if c.strip()]
+        if scope and not ({cls, cls4} & set(scope) or any(index.is_a(V4, cls4, s) for s in scope)):
+            continue
+        for owner in (*owners, "@GlobalScope") if e3.kind == "constant" else owners:
+            e4 = index.lookup(V4, owner, str(row["new"]), kinds)
+            if e4:
+                target, change = f"{owner}.{row['new']}", "rename"
+                break
+        if target:
+            break
+    if target is None:
+        owner = next((o for o in owners if index.lookup(V4, o, e3.member, kinds)), cls4)
+        e4 = index.lookup(V4, owner, e3.member, kinds)
+        if e4:
+            target = f"{owner}.{e3.member}"
+            change = "signature_change" if e3.kind in ("method", "signal") and (
+                e3.arg_count, e3.default_count) != (e4.arg_count, e4.default_count) else "rename"
+    source = f"{cls}.{e3.member}"
+    return MappingDraft(
+        e3.kind, source, target, change, classes=[cls],
+        evidence=[x for x in (e3.chunk_id, e4.chunk_id if e4 else "") if x],
+        notes=[f"derived from the API index: 3.4 documents {source} ({e3.kind}), "
+               f"4.x {'documents ' + target if target else 'does not'}"],
+        match_terms=[source, e3.member],
+        key=f"derived-{_slug(source)}",
+        provenance={"source": "api_index", "derived": True, "member": e3.member, "class": cls,
+                    "args_3": [e3.arg_count, e3.default_count], "args_4": [e4.arg_count, e4.default_count] if e4 else None},
+    )

@@ -18,10 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
+from agent.apiindex import V3, V4, ApiEntry, ApiIndex, ClassEntry, rows_from_chunks, store_index
 from agent.embeddings import Embedder, get_embedder
 from agent.ingest.check import retrieval_check
-from agent.ingest.chunks import CONVERTER_VERSION, page_chunks
-from agent.ingest.corpus import Corpus, Issue, load_corpus
+from agent.ingest.chunks import CONVERTER_VERSION, Page, page_chunks
+from agent.ingest.classref import ClassRef, load_classref
+from agent.ingest.corpus import Corpus, CorpusError, Issue, load_corpus
 from agent.ingest.evidence import EvidenceIndex
 from agent.ingest.mappings import build_mappings
 from agent.ingest.prototypes import build_prototypes
@@ -48,6 +50,7 @@ CHUNKS_FILE = "docs_chunks.jsonl"
 MAPPING_FILE = "api_mapping.jsonl"
 PROTOTYPES_FILE = "label_prototypes.jsonl"
 REPORT_FILE = "ingest_report.jsonl"
+API_INDEX_FILE = "api_index.jsonl"
 NORMALIZATION_FILE = "normalization_report.md"
 
 
@@ -56,6 +59,9 @@ class IngestSummary:
     """What one ingest run did; `errors` name the page or record and the cause."""
 
     pages: int = 0
+    pages_3_4: int = 0
+    """Pages of the Godot 3.4 class reference among `pages` (0 when it was absent)."""
+    api_index_rows: int = 0
     pages_changed: int = 0
     pages_unchanged: int = 0
     pages_removed: int = 0
@@ -97,6 +103,7 @@ class Generated:
     issues: list[Issue]
     reused_pages: int = 0
     embedder: Embedder | None = None
+    classref: ClassRef | None = None
 
 
 # ---------------------------------------------------------------- helpers
@@ -188,12 +195,26 @@ def generate_jsonl(
     force: bool = False,
     progress: bool = True,
     embedder: Embedder | None = None,
+    classref_dir: Path | None = None,
 ) -> Generated:
-    """Check the corpus and write docs_chunks, api_mapping and label_prototypes JSONL files."""
+    """Check the corpus and write docs_chunks, api_mapping, label_prototypes and api_index JSONL files.
+
+    `classref_dir` (the Godot 3.4 XML reference) adds 3.4 chunks, the 3.4 half of the API index
+    and the derived mapping candidates; without it the knowledge base is 4.x only, as before.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     corpus = load_corpus(docs_dir, force=force)
     issues = list(corpus.issues)
-    symbols = SymbolIndex(_class_names(corpus, renames_file))
+    classref: ClassRef | None = None
+    if classref_dir is not None:
+        try:
+            classref = load_classref(Path(classref_dir))
+        except CorpusError as exc:
+            issues.append(Issue("warning", "classref", "3.4 class reference skipped", detail=str(exc)))
+        else:
+            issues.extend(classref.issues)
+    names = _class_names(corpus, renames_file) | ({c.name for c in classref.classes} if classref else set())
+    symbols = SymbolIndex(names)
     previous = _previous_chunks(out_dir / CHUNKS_FILE)
     loaded: list[Embedder] = []
 
@@ -206,8 +227,11 @@ def generate_jsonl(
     per_type: dict[str, int] = defaultdict(int)
     chunks_per_type: dict[str, int] = defaultdict(int)
     reused = 0
-    for page in _progress(corpus.pages, enabled=progress, desc="chunking pages"):
-        per_type[page.doc_type] += 1
+    sources: list[tuple[Page, str, str]] = [(p, corpus.doc_version, corpus.godot_version) for p in corpus.pages]
+    if classref is not None:
+        sources += [(p, classref.doc_version, classref.godot_version) for p in classref.pages]
+    for page, doc_version, godot_version in _progress(sources, enabled=progress, desc="chunking pages"):
+        per_type[page.doc_type if doc_version != V3 else f"{page.doc_type} ({V3})"] += 1
         cached = previous.get(page.source_file)
         if cached and all(
             c.get("source_sha256") == page.sha256
@@ -223,15 +247,19 @@ def generate_jsonl(
                 symbols=symbols,
                 count_tokens=counter,
                 max_tokens=None,
-                doc_version=corpus.doc_version,
-                godot_version=corpus.godot_version,
+                doc_version=doc_version,
+                godot_version=godot_version,
             )
         if not recs:
             issues.append(Issue("warning", "chunk", "page produced no chunks", page=page.source_file))
-        chunks_per_type[page.doc_type] += len(recs)
+        chunks_per_type[page.doc_type if doc_version != V3 else f"{page.doc_type} ({V3})"] += len(recs)
         all_chunks.extend(recs)
     _write_jsonl(out_dir / CHUNKS_FILE, all_chunks)
-    mappings = build_mappings(all_chunks, renames_file, CONVERTER_VERSION, issues)
+    entries, classes = build_api_index(all_chunks)
+    _write_jsonl(out_dir / API_INDEX_FILE, [*({"entry": e.as_row()} for e in entries),
+                                            *({"class": c.__dict__} for c in classes)])
+    api = ApiIndex(entries, classes) if classref is not None else None
+    mappings = build_mappings(all_chunks, renames_file, CONVERTER_VERSION, issues, api_index=api)
     _write_jsonl(out_dir / MAPPING_FILE, mappings)
     prototypes = build_prototypes(
         EvidenceIndex(all_chunks), {m["mapping_id"] for m in mappings}, CONVERTER_VERSION, issues
@@ -239,8 +267,33 @@ def generate_jsonl(
     _write_jsonl(out_dir / PROTOTYPES_FILE, prototypes)
     _normalization_report(out_dir / NORMALIZATION_FILE, corpus, per_type, chunks_per_type)
     return Generated(
-        out_dir=out_dir, corpus=corpus, issues=issues, reused_pages=reused, embedder=embedder or (loaded[0] if loaded else None)
+        out_dir=out_dir, corpus=corpus, issues=issues, reused_pages=reused, embedder=embedder or (loaded[0] if loaded else None),
+        classref=classref,
     )
+
+
+def build_api_index(chunks: list[dict]) -> tuple[list[ApiEntry], list[ClassEntry]]:
+    """Definitions of both versions, read off the class-reference chunks of this run."""
+    v3 = [c for c in chunks if c.get("doc_version") == V3]
+    v4 = [c for c in chunks if c.get("doc_version") != V3]
+    e3, c3 = rows_from_chunks(v3, V3)
+    e4, c4 = rows_from_chunks(v4, V4)
+    return e3 + e4, c3 + c4
+
+
+def _read_api_index(path: Path) -> tuple[list[ApiEntry], list[ClassEntry]] | None:
+    if not path.is_file():
+        return None
+    entries: list[ApiEntry] = []
+    classes: list[ClassEntry] = []
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if "entry" in rec:
+                entries.append(ApiEntry(**rec["entry"]))
+            elif "class" in rec:
+                classes.append(ClassEntry(**rec["class"]))
+    return entries, classes
 
 
 # ---------------------------------------------------------------- stage 5-7: validate, load, check
@@ -353,6 +406,13 @@ def load_jsonl(
             progress, summary, generated["label_prototypes"],
         )
         summary.timings["mappings_prototypes"] = time.perf_counter() - t2
+        index_rows = _read_api_index(out_dir / API_INDEX_FILE)
+        if index_rows is not None:
+            ids = {c["chunk_id"] for c in chunks}
+            entries = [e for e in index_rows[0] if e.chunk_id in ids]
+            store_index(conn, entries, [c for c in index_rows[1] if c.chunk_id in ids])
+            summary.api_index_rows = len(entries)
+            summary.pages_3_4 = len({c["source_file"] for c in chunks if c.get("doc_version") == V3})
         if new_records:
             conn.execute("ANALYZE godot_rag.docs_chunks")
         t3 = time.perf_counter()
@@ -401,8 +461,11 @@ def run_ingest(
     out_dir: Path | None = None,
     force: bool = False,
     progress: bool = True,
+    classref_dir: Path | None = None,
 ) -> IngestSummary:
     """Run the whole ingest; safe to re-run (incremental, idempotent, keeps review decisions).
+
+    `classref_dir` is the Godot 3.4 XML reference (`settings.classref3_dir` by the CLI); None skips it.
 
     Raises `CorpusError` when the corpus cannot be ingested (no manifest, incomplete crawl without force).
     """
@@ -414,16 +477,17 @@ def run_ingest(
     t = time.perf_counter()
     gen = generate_jsonl(
         settings, docs_dir=Path(docs_dir), renames_file=renames_file, out_dir=out_dir, force=force,
-        progress=progress, embedder=embedder,
+        progress=progress, embedder=embedder, classref_dir=classref_dir,
     )
     embedder = gen.embedder
     summary = IngestSummary(out_dir=str(out_dir))
     summary.timings["generate"] = time.perf_counter() - t
     load_jsonl(
-        settings, out_dir, summary=summary, issues=gen.issues, keep_files=gen.corpus.failed_files,
+        settings, out_dir, summary=summary, issues=gen.issues,
+        keep_files=gen.corpus.failed_files | (gen.classref.failed_files if gen.classref else set()),
         progress=progress, embedder=embedder,
     )
-    summary.pages = len(gen.corpus.pages)  # pages loaded, including those that yield no chunks (heading-only index pages)
+    summary.pages = len(gen.corpus.pages) + (len(gen.classref.pages) if gen.classref else 0)  # pages loaded, including those that yield no chunks (heading-only index pages)
     summary.seconds = time.perf_counter() - start
     report = [i.as_json() for i in gen.issues]
     report.append({"level": "info", "stage": "summary", "cause": "ingest finished", "summary": summary.as_json()})

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from agent.judge.facts import CodeFacts, code_facts
 from agent.models import Chunk, ChunkTrace, EvidenceBundle, Judgment
+
+if TYPE_CHECKING:
+    from agent.judge.project import ProjectContext
 
 ProjectDimension = Literal["2d", "3d", "unknown"]
 JudgeKind = Literal["evidence", "llm"]
@@ -27,12 +30,15 @@ class JudgeInput:
     """What the retriever found for this chunk; the only ids a judgment may cite."""
     project_dimension: ProjectDimension = "unknown"
     """2D or 3D project (see `detect_project_dimension`); suggestions must match it."""
+    project: ProjectContext | None = None
+    """Extends chains, scene node types and the API index of both versions (`agent/judge/project.py`);
+    None judges the chunk on its own, without receiver resolution."""
 
     @cached_property
     def facts(self) -> CodeFacts:
         """What the chunk's code contains, given its evidence: computed once, read by the evidence
         judge and the validator alike, so they never disagree about the code."""
-        return code_facts(self.chunk, self.evidence)
+        return code_facts(self.chunk, self.evidence, self.project)
 
 
 @dataclass(kw_only=True)

@@ -46,9 +46,18 @@ class EvidenceJudge:
         if looks_like_noise(facts, inp.chunk):
             return Judgment(version_signal="neutral", label="non_godot_noise", migration_required=False,
                             confidence=0.8, rationale="Not Godot code (cues: " + ", ".join(facts.noise) + ").")
-        g3_syntax, g3_api, g4 = facts.godot3_syntax, facts.godot3_api, facts.godot4
+        g3_syntax, g3_api, g4 = facts.godot3_syntax, facts.godot3_strong, facts.godot4
         if g3_syntax or (g3_api and not g4):
             return self._godot3(inp, facts)
+        weak = [f for f in facts.godot3_api if f.weak]
+        if weak and not g4:
+            ids = _dedupe([f.mapping.record_id for f in weak if f.mapping])
+            return Judgment(
+                version_signal="neutral", label="ambiguous_version_signal", migration_required=False,
+                confidence=0.35, evidence_ids=ids,
+                rationale="Weak Godot 3 hints only: " + ", ".join(f"`{f.text}` (only the 3.4 reference documents "
+                                                                   f"{f.name}) [{f.mapping.record_id}]" for f in weak if f.mapping)
+                + "; the receiver's type is unknown, so this is not decided.")
         if g3_api and g4:
             ids = _dedupe([f.mapping.record_id for f in g3_api if f.mapping])
             return Judgment(
@@ -68,10 +77,13 @@ class EvidenceJudge:
                                   tables=("docs_chunks", "label_prototypes"))
         used = {h.record_id for h in support}
         for hit in inp.evidence.doc_evidence:  # docs of the APIs the code calls back the verdict too
+            if hit.metadata.get("doc_version") == "3.4":
+                continue  # a Godot 4 verdict cites 4.x pages
             names = {hit.metadata.get("symbol")} | set(hit.metadata.get("api_symbols") or [])
             if len(used) < 3 and hit.metadata.get("doc_type") != "migration" and names & facts.identifiers:
                 used.add(hit.record_id)
-        ids = _dedupe([h.record_id for h in inp.evidence.all_hits() if h.record_id in used])
+        ids = _dedupe([h.record_id for h in inp.evidence.all_hits()
+                       if h.record_id in used and h.metadata.get("doc_version") != "3.4"])
         names = ", ".join(sorted({f.name for f in facts.godot4}))
         return Judgment(version_signal="godot4", label="godot4_valid_api", migration_required=False,
                         confidence=0.85 if any(f.name != "godot4_api" for f in facts.godot4) else 0.7,
@@ -101,10 +113,15 @@ class EvidenceJudge:
             ids += [hit.record_id, doc_id or "", *(h.record_id for h in labels[:1])]
             change_type = str(md.get("change_type") or "rename")
             old, new = self._api_old_new(f, inp, target)
+            url = _url_4x(hit, ev) or (url if url and "/en/3.4/" not in url else None)  # docs_url: what replaces it
             changes.append(SuggestedChange(old=old, new=new, change_type=change_type,
                                            evidence_id=hit.record_id, docs_url=url,
-                                           note=f"line {self._line(inp, f)}: {f.text}"))
-            reasons.append(f"`{f.name}` is Godot 3 API -> `{target or 'removed'}` [{hit.record_id}]")
+                                           note=f"line {self._line(inp, f)}: {f.text}"
+                                           + (" (receiver type unknown)" if f.weak else ""),
+                                           old_docs_url=_url_34(f, inp)))
+            ids += [i for i in hit.metadata.get("evidence_chunk_ids") or [] if i in ev.ids()]
+            reasons.append(f"`{f.name}` is Godot 3 API -> `{target or 'removed'}` [{hit.record_id}]"
+                           + (f" on {f.receiver}" if f.receiver else ""))
             label = "deprecated_or_removed_api" if not target else "godot3_api_in_godot4"
             for proto in labels[:1]:
                 if proto.metadata.get("label") in ("godot3_api_in_godot4", "deprecated_or_removed_api",
@@ -131,7 +148,8 @@ class EvidenceJudge:
                 code = "\n".join(line for line in code.split("\n") if line.strip() != change.old) if default else None
         ids = _dedupe(ids)
         strong = bool(facts.godot3_syntax) or any(
-            f.mapping and f.mapping.metadata.get("confidence") == "verified_from_docs" for f in facts.godot3_api)
+            f.mapping and (f.mapping.metadata.get("confidence") == "verified_from_docs" or f.receiver)
+            for f in facts.godot3_strong)
         judgment = Judgment(version_signal="godot3", label=label, migration_required=True,
                             confidence=0.9 if strong else 0.75, evidence_ids=ids,
                             rationale="; ".join(reasons) + ".", suggested_changes=changes, suggested_code=code)
@@ -199,7 +217,11 @@ class EvidenceJudge:
         new = rewrite_fragment(fragment) if facts_gd(inp) else None
         new = new or rule.new or None
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
-        mapping = mapping_for(finding_keys(f), ev)
+        # the curated/converter row documents a syntax change; a row derived from the API index only says
+        # what 3.4 defined, so it never stands in for the change itself
+        curated = ev.model_copy(update={"api_mapping_evidence": [
+            h for h in ev.api_mapping_evidence if (h.metadata.get("provenance") or {}).get("source") != "api_index"]})
+        mapping = mapping_for(finding_keys(f), curated)
         labels: list = []
         if mapping is not None:
             doc_id, url = docs_url_for(mapping, ev)
@@ -224,6 +246,50 @@ class EvidenceJudge:
         return SuggestedChange(old=old, new=new, change_type=rule.change_type, evidence_id=evidence_id,
                                docs_url=url, note=f"line {self._line(inp, f)}: {rule.name}"
                                + (f"; {rule.caveat}" if rule.caveat else "")), cited
+
+
+def _anchor_url(chunk_id: str, url: str | None) -> str | None:
+    """`...#class-spatial-property-translation:0001` + page URL -> the member's URL with its anchor."""
+    if not url:
+        return None
+    anchor = chunk_id.split("#", 1)[1].rsplit(":", 1)[0] if "#" in chunk_id else ""
+    return f"{url}#{anchor}" if anchor else url
+
+
+def _url_4x(hit, ev) -> str | None:
+    """The 4.x page a mapping derived from the API index cites (what replaces the old API)."""
+    urls = hit.metadata.get("evidence_urls") or {}
+    for cid in hit.metadata.get("evidence_chunk_ids") or []:
+        if not cid.startswith("godot-3.4:") and urls.get(cid):
+            return _anchor_url(cid, urls[cid])
+    return None
+
+
+def _url_34(f: Finding, inp: JudgeInput) -> str | None:
+    """The 3.4 reference page of what the code uses: the mapping's 3.4 evidence, else the API index."""
+    hit = f.mapping
+    if hit is not None:
+        urls = hit.metadata.get("evidence_urls") or {}
+        for cid in hit.metadata.get("evidence_chunk_ids") or []:
+            if cid.startswith("godot-3.4:") and urls.get(cid):
+                return _anchor_url(cid, urls[cid])
+    api = inp.project.api if inp.project else None
+    if api is None:
+        return None
+    name = f.name
+    if "." in name:
+        owner, member = name.rsplit(".", 1)
+    elif name[:1].isupper() and not name.isupper():
+        entry = api.class_entry("3.4", name)
+        return _anchor_url(entry.chunk_id, entry.source_url) if entry else None
+    else:
+        owner, member = f.receiver or "", name
+    classes = [owner] if owner else list((hit.metadata.get("provenance") or {}).get("classes") or []) if hit else []
+    for cls in classes or ["@GlobalScope"]:
+        e = api.lookup("3.4", cls, member)
+        if e:
+            return _anchor_url(e.chunk_id, e.source_url)
+    return None
 
 
 def facts_gd(inp: JudgeInput) -> bool:

@@ -10,7 +10,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agent.apiindex import V3, V4
 from agent.judge.lexer import Lexed, identifiers, lex
+from agent.judge.project import ProjectContext
+from agent.judge.receivers import Scope, is_continuation, receiver_type, role_at, scope_of, signal_string_uses
 from agent.judge.syntax_rules import DIRECT_RULES, GDSCRIPT_RULES, SyntaxRule
 from agent.models import Chunk, EvidenceBundle, RetrievalHit
 
@@ -64,6 +67,10 @@ class Finding:
     mapping: RetrievalHit | None = None
     start: int = -1
     """Offset of the match in the chunk's code_text (to cut out the whole call or statement)."""
+    weak: bool = False
+    """An unresolved receiver whose member no 4.x class defines: lowers confidence, never the verdict alone."""
+    receiver: str | None = None
+    """The resolved type the member was used on, when known."""
 
 
 @dataclass
@@ -78,6 +85,7 @@ class CodeFacts:
     godot4: list[Finding] = field(default_factory=list)
     unsafe: list[str] = field(default_factory=list)
     noise: list[str] = field(default_factory=list)
+    scope: Scope | None = None
 
     @property
     def godot3_syntax(self) -> list[Finding]:
@@ -86,6 +94,11 @@ class CodeFacts:
     @property
     def godot3_api(self) -> list[Finding]:
         return [f for f in self.godot3 if f.kind == "api"]
+
+    @property
+    def godot3_strong(self) -> list[Finding]:
+        """Godot 3 API findings that may decide a verdict (weak ones only add to one)."""
+        return [f for f in self.godot3 if f.kind == "api" and not f.weak]
 
     @property
     def has_godot_cues(self) -> bool:
@@ -117,11 +130,54 @@ def _is_gdscript(chunk: Chunk) -> bool:
     return chunk.chunk_kind in AST_KINDS or chunk.source_file.endswith(".gd")
 
 
-def _api_findings(facts: CodeFacts, evidence: EvidenceBundle) -> list[Finding]:
-    """Identifiers that exactly match a retrieved api_mapping old name, used as an API (not declared)."""
+_KIND_ROLES: dict[str, tuple[str, ...]] = {
+    "method": ("call",), "csharp-method": ("call",), "property": ("property",), "csharp-property": ("property",),
+    "signal": ("signal",), "csharp-signal": ("signal",), "enum": ("constant",), "constant": ("constant",),
+    "class": ("class",), "builtin-type": ("class",),
+}
+_ROLE_KINDS = {"call": ("method",), "property": ("property", "theme-property"), "signal": ("signal",),
+               "constant": ("constant", "enum")}
+
+
+def _roles_of(md: dict) -> tuple[str, ...] | None:
+    """Roles a mapping applies in (its table's kind); None means any (syntax rows, project settings)."""
+    return _KIND_ROLES.get(str((md.get("provenance") or {}).get("kind") or ""))
+
+
+def _use_role(masked: str, m: re.Match[str], source: str) -> str:
+    if source[:1].isupper() and "." not in source and not re.fullmatch(r"[A-Z0-9_]+", source):
+        return "class"
+    if re.fullmatch(r"[A-Z][A-Z0-9_]+", source.rsplit(".", 1)[-1]):
+        return "constant"
+    return role_at(masked, m.end())
+
+
+def _defined_in_4(facts: CodeFacts, project: ProjectContext | None, receiver: str | None, member: str,
+                  role: str) -> bool:
+    api = project.api if project else None
+    if api is None or receiver is None:
+        return False
+    return api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)) is not None
+
+
+def _in_scope(project: ProjectContext | None, receiver: str | None, classes: list[str]) -> bool:
+    """Whether a class-scoped rename may apply to a use on `receiver` (unknown receivers: yes, as before)."""
+    api = project.api if project else None
+    if api is None or receiver is None or not classes:
+        return True
+    return any(api.is_a(V3, receiver, c) or api.is_a(V4, receiver, c) for c in classes)
+
+
+def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None = None) -> list[Finding]:
+    """Identifiers that match a retrieved api_mapping old name, used as an API in the mapping's role.
+
+    A signal rename applies to signal uses only, a property rename to property access, and so on;
+    a use whose receiver resolves to a type that Godot 4 still defines the member on is no finding.
+    """
     masked = facts.lexed.masked
     out: list[Finding] = []
     seen: set[str] = set()
+    signal_strings = signal_string_uses(masked, facts.lexed.strings)
     for hit in evidence.api_mapping_evidence:
         md = hit.metadata
         source = str(md.get("source_api") or "")
@@ -132,10 +188,20 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle) -> list[Finding]:
             continue
         if md.get("documented_in_godot4"):
             continue  # still a valid Godot 4 name (Viewport, Texture): not a signal on its own
+        if (md.get("provenance") or {}).get("source") == "api_index":
+            continue  # derived rows are judged with their receiver (see _derived_findings)
+        roles = _roles_of(md)
         if "." in source:
             owner, member = source.rsplit(".", 1)
             pattern = re.compile(rf"\b{re.escape(owner)}\s*\.\s*{re.escape(member)}\b")
         else:
+            member = source
+            if roles == ("signal",) and source in signal_strings and source not in facts.declared:
+                start = signal_strings[source]
+                seen.add(source)
+                out.append(Finding("godot3", "api", source, facts.lexed.text[start - 1 : start + len(source) + 1].strip(),
+                                   _line_of(masked, start), mapping=hit, start=start))
+                continue
             if source not in facts.identifiers or source in facts.declared:
                 continue
             if source[:1].isupper():
@@ -144,17 +210,110 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle) -> list[Finding]:
                 # A member name counts only with a receiver (`get_tree().change_scene(`): a bare
                 # `change_scene()` may be the script's own function, declared in another chunk.
                 pattern = re.compile(rf"\.\s*{re.escape(source)}\b")
-        m = pattern.search(masked)
-        if not m:
-            continue
-        seen.add(source)
-        text = facts.lexed.text[m.start() : m.end()].strip()
-        out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit, start=m.start()))
+        for m in pattern.finditer(masked):
+            role = _use_role(masked, m, source)
+            if roles is not None and role not in roles:
+                continue
+            dot = masked.rfind(".", m.start(), m.end() - len(member))
+            receiver = receiver_type(facts.lexed.text, masked, dot, facts.scope) if facts.scope and dot >= 0 \
+                and "." not in source else None
+            if _defined_in_4(facts, project, receiver, member, role):
+                continue
+            if not _in_scope(project, receiver, (md.get("provenance") or {}).get("classes") or []):
+                continue  # a rename for ProgressBar does not apply to a Label
+            seen.add(source)
+            text = facts.lexed.text[m.start() : m.end()].strip()
+            out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit, start=m.start(),
+                               receiver=receiver))
+            break
     return out
 
 
-def code_facts(chunk: Chunk, evidence: EvidenceBundle) -> CodeFacts:
-    """Compute the facts for one chunk and its retrieved evidence."""
+def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None,
+                      chunk_file: str = "") -> list[Finding]:
+    """Uses of what only 3.4 documents (api_mapping rows derived from the API index), receiver resolved.
+
+    Resolved to a 3.4 type that has the member and whose 4.x counterpart lacks it: a Godot 3 finding.
+    Unresolved, where no 4.x class defines a member of that name in that role: a weak one.
+    """
+    api = project.api if project else None
+    if api is None or facts.scope is None:
+        return []
+    masked = facts.lexed.masked
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for hit in evidence.api_mapping_evidence:
+        md = hit.metadata
+        prov = md.get("provenance") or {}
+        if prov.get("source") != "api_index" or md.get("status") == "rejected" or md.get("documented_in_godot4"):
+            continue
+        source = str(md.get("source_api") or "")
+        if "." not in source:
+            continue  # whole classes go through the class rows of the converter tables
+        owner, member = source.rsplit(".", 1)
+        if member in facts.declared or member in seen:
+            continue
+        roles = _roles_of(md) or ()
+        for m in re.finditer(rf"(?<![\w$%@]){re.escape(member)}\b", masked):
+            role = "constant" if re.fullmatch(r"[A-Z][A-Z0-9_]+", member) else role_at(masked, m.end())
+            if role not in roles:
+                continue
+            b = m.start() - 1
+            while b >= 0 and masked[b] in " \t":
+                b -= 1
+            before = masked[max(0, b - 5) : b + 1]
+            if b >= 0 and masked[b] == ".":
+                receiver = receiver_type(facts.lexed.text, masked, b, facts.scope)
+            elif re.search(r"\b(func|var|const|signal)$", before):
+                continue  # the script declares this name itself
+            elif role == "constant":
+                receiver = None
+            else:
+                receiver = facts.scope.own_class  # a bare call or property: the script's own class
+            own_use = receiver is not None and receiver == facts.scope.own_class and (
+                b < 0 or masked[b] != "." or masked[max(0, b - 4) : b].strip() == "self")
+            if receiver is not None:
+                if not api.has_class(V3, receiver) or not api.is_a(V3, receiver, owner):
+                    continue
+                if api.has_class(V4, receiver) and api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)):
+                    continue
+                # the script's own names: only a project that shows the whole script rules out its own function
+                known = project.declared.get(chunk_file) if project and chunk_file else None
+                weak = own_use and known is None
+                if own_use and known is not None and member in known:
+                    continue
+            else:
+                if api.defined_anywhere(V4, member, _ROLE_KINDS.get(role)):
+                    continue
+                weak = True
+            seen.add(member)
+            out.append(Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
+                               _line_of(masked, m.start()), mapping=hit, start=m.start(), weak=weak, receiver=receiver))
+            break
+    return out
+
+
+def _own_class(chunk: Chunk, project: ProjectContext | None) -> str | None:
+    """The class the chunk's script extends: the project's resolved chain, else the file's `extends`."""
+    if project is not None and project.script_class(chunk.source_file):
+        return project.script_class(chunk.source_file)
+    m = re.search(r"^\s*extends\s+([A-Za-z_]\w*)", f"{chunk.surrounding_context}\n{chunk.code_text}", re.M)
+    return m.group(1) if m else None
+
+
+def _first_match(rule: SyntaxRule, scan: str) -> re.Match[str] | None:
+    """The rule's first match; a `.method()` line counts only when it is not an expression's continuation."""
+    if rule.name != "super_dot_call":
+        return rule.pattern.search(scan)
+    for m in rule.pattern.finditer(scan):
+        dot = scan.index(".", m.start())
+        if not is_continuation(scan, dot):
+            return m
+    return None
+
+
+def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext | None = None) -> CodeFacts:
+    """Compute the facts for one chunk and its retrieved evidence (and its project, when known)."""
     gd = _is_gdscript(chunk)
     lexed = lex(chunk.code_text, comment_char="#" if gd else ";")
     masked = lexed.masked
@@ -162,10 +321,16 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle) -> CodeFacts:
     if not gd:
         idents.update(_TYPE_ATTR.findall(chunk.code_text))
     facts = CodeFacts(lexed=lexed, is_gdscript=gd, identifiers=idents, declared=declared_names(chunk, masked))
+    if gd:
+        api = project.api if project else None
+        classes = api.class_names() if api is not None else frozenset()
+        nodes = project.scene_nodes.get(chunk.source_file, {}) if project else {}
+        facts.scope = scope_of(chunk.code_text, masked, lex(chunk.surrounding_context).masked,
+                               own_class=_own_class(chunk, project), node_types=nodes, classes=classes)
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
     for rule in rules:
-        m = rule.pattern.search(scan)
+        m = _first_match(rule, scan) if gd else rule.pattern.search(scan)
         if m:
             text = chunk.code_text[m.start() : m.end()].strip()
             lead = len(scan[m.start() : m.end()]) - len(scan[m.start() : m.end()].lstrip())
@@ -178,7 +343,11 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle) -> CodeFacts:
                 facts.godot4.append(Finding("godot4", "syntax", "stringname_literal", f'{prefix}"{content}"',
                                             _line_of(masked, start)))
                 break
-    facts.godot3.extend(_api_findings(facts, evidence))
+    facts.godot3.extend(_api_findings(facts, evidence, project))
+    if gd:
+        covered = {(f.name.rsplit(".", 1)[-1], f.line) for f in facts.godot3_api}
+        facts.godot3.extend(f for f in _derived_findings(facts, evidence, project, chunk.source_file)
+                            if (f.name.rsplit(".", 1)[-1], f.line) not in covered)  # a stated rename says more
     # unsafe: raw text for control chars and blobs, code for calls, string contents for shell commands
     raw = chunk.code_text
     if _CONTROL.search(raw):

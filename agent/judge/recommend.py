@@ -93,6 +93,7 @@ def recommendation_failures(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> l
     for pattern in dict.fromkeys(negative_patterns(inp)):
         if any(_pattern_in(t, pattern, facts.declared) for t in suggestions):
             failures.append(f"no_godot3_api_recommended: suggestion matches negative pattern {pattern!r}")
+    failures += _index_failures(suggestions, inp, facts)
     for term in forbidden_answer_terms(inp):
         # prose terms ("keep KinematicBody2D") also bind the rationale; code-like ones only suggestions
         if _CODE_LIKE.search(term):
@@ -102,6 +103,30 @@ def recommendation_failures(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> l
         if hit:
             failures.append(f"no_godot3_api_recommended: matches forbidden answer term {term!r}")
     return failures
+
+
+_CLASS_WORD = re.compile(r"(?<![\w@$%.])([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b(?:\s*\.\s*([A-Za-z_]\w*))?")
+
+
+def _index_failures(suggestions: list[str], inp: JudgeInput, facts: CodeFacts) -> list[str]:
+    """`no_godot3_api_recommended` by the API index: a class (or a class's member) only 3.4 defines."""
+    api = inp.project.api if inp.project else None
+    if api is None or not suggestions:
+        return []
+    out: list[str] = []
+    for text in suggestions:
+        for m in _CLASS_WORD.finditer(lex(text).masked):
+            cls, member = m.group(1), m.group(2)
+            if cls in facts.declared:
+                continue
+            if api.only_in_3(cls):
+                out.append(f"no_godot3_api_recommended: suggests {cls!r}, which only the Godot 3.4 reference "
+                           "defines (API index)")
+            elif member and api.has_class("4.x", cls) and api.has_class("3.4", cls) and api.complete_v4 \
+                    and api.lookup("3.4", cls, member) and not api.lookup("4.x", cls, member):
+                out.append(f"no_godot3_api_recommended: suggests {cls}.{member}, which only the Godot 3.4 "
+                           "reference defines (API index)")
+    return list(dict.fromkeys(out))
 
 
 def drop_godot3_recommendations(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> Judgment:

@@ -19,7 +19,7 @@ from psycopg import sql
 
 from agent.models import EvidenceBundle, RetrievalHit, RetrieverQuery
 from agent.retrieve.sql_legs import TABLES, build_statement
-from agent.retrieve.terms import exact_terms, keyword_text, trigram_probes
+from agent.retrieve.terms import code_terms, exact_terms, keyword_text, trigram_probes
 from agent.settings import Settings
 
 _SESSION_SQL = (
@@ -112,6 +112,7 @@ class Retriever:
         probes = trigram_probes(terms, self.config.trigram_probes, common)
         params: dict[str, Any] = {
             "terms": terms,
+            "code_terms": code_terms(query, terms),
             "dotted": [t for t in terms if "." in t],
             "idents": idents,
             "words": words,

@@ -16,11 +16,31 @@ from psycopg import sql
 _TSQ = sql.SQL("(websearch_to_tsquery('simple', %(idents)s) || websearch_to_tsquery('english', %(words)s))")
 TABLES = ("docs_chunks", "api_mapping", "label_prototypes")
 _COLS = sql.SQL("v.table_name, v.id, v.title, v.content, v.metadata, NULL::boolean AS documented")
-# An old name the Godot 4 class reference still documents (Viewport, Texture) is no Godot 3 signal.
+# An old name that Godot 4 still *defines* (Viewport, Texture: a class or a member of that kind in the
+# 4.x API index) is no Godot 3 signal; a mention in passing does not count (`Spatial` is mentioned by
+# five 4.x chunks and defined by none). Without an index (a knowledge base from before sql/040) the
+# old test stands: a 4.x class-reference chunk names it.
+_KINDS = sql.SQL(
+    "CASE v.metadata->'provenance'->>'kind' WHEN 'method' THEN ARRAY['method']"
+    " WHEN 'property' THEN ARRAY['property', 'theme-property'] WHEN 'signal' THEN ARRAY['signal']"
+    " WHEN 'enum' THEN ARRAY['constant', 'enum'] WHEN 'constant' THEN ARRAY['constant', 'enum']"
+    " WHEN 'class' THEN ARRAY['class'] WHEN 'builtin-type' THEN ARRAY['class'] ELSE NULL END")
+_SRC = sql.SQL("(v.metadata->>'source_api')")
 _DOCUMENTED = sql.SQL(
-    "v.table_name, v.id, v.title, v.content, v.metadata, EXISTS (SELECT 1 FROM godot_rag.docs_chunks d"
-    " WHERE d.doc_type = 'class_reference' AND (d.symbol = v.metadata->>'source_api'"
-    " OR d.api_symbols @> ARRAY[v.metadata->>'source_api'])) AS documented")
+    "v.table_name, v.id, v.title, v.content, v.metadata, CASE WHEN EXISTS (SELECT 1 FROM godot_rag.api_index)"
+    " THEN (strpos({src}, '.') > 0 AND EXISTS (SELECT 1 FROM godot_rag.api_index a WHERE a.version = '4.x'"
+    "   AND a.class_name = split_part({src}, '.', 1) AND a.member = split_part({src}, '.', 2)))"
+    " OR (strpos({src}, '.') = 0 AND ({kinds} IS NULL OR {kinds} = ARRAY['class']) AND EXISTS (SELECT 1"
+    "   FROM godot_rag.api_index a WHERE a.version = '4.x' AND a.class_name = {src} AND a.member = ''))"
+    " OR (strpos({src}, '.') = 0 AND ({kinds} IS NULL OR {kinds} <> ARRAY['class']) AND EXISTS (SELECT 1"
+    "   FROM godot_rag.api_index a WHERE a.member = {src} AND a.version = '4.x'"
+    "   AND ({kinds} IS NULL OR a.kind = ANY({kinds}))))"
+    " ELSE EXISTS (SELECT 1 FROM godot_rag.docs_chunks d"
+    " WHERE d.doc_type = 'class_reference' AND (d.symbol = {src}"
+    " OR d.api_symbols @> ARRAY[{src}])) END AS documented").format(kinds=_KINDS, src=_SRC)
+# Chunks of the Godot 3.4 reference come in only as definitions (their exact symbol) and as the
+# evidence of a mapping; the fuzzy legs stay on the 4.x docs, which back Godot 4 verdicts.
+_NOT_34 = sql.SQL(" AND c.id NOT LIKE 'godot-3.4:%%'")
 
 
 def _rows_by_ids(leg: str, table: str, ids: sql.Composed, cols: sql.Composable = _COLS) -> sql.Composed:
@@ -57,15 +77,21 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
     # exact: api_mapping old names / match terms, whole identifiers, never rejected rows
     parts.append(_rows_by_ids("exact", "api_mapping", sql.SQL(
         "SELECT m.mapping_id FROM godot_rag.api_mapping m"
-        " WHERE m.status <> 'rejected' AND (m.source_api = ANY(%(terms)s) OR m.match_terms && %(terms)s)"
-        " ORDER BY (m.source_api = ANY(%(terms)s)) DESC, m.confidence = 'verified_from_docs' DESC,"
-        " m.mapping_id"
+        " WHERE m.status <> 'rejected' AND (m.source_api = ANY(%(terms)s) OR m.match_terms && %(terms)s"
+        " OR m.source_api = ANY(%(code_terms)s) OR m.match_terms && %(code_terms)s)"
+        " ORDER BY (m.source_api = ANY(%(terms)s)) DESC, (m.match_terms && %(terms)s) DESC,"
+        " m.confidence = 'verified_from_docs' DESC, (m.provenance->>'source' = 'api_index') ASC, m.mapping_id"
         " LIMIT {k}").format(k=sql.Literal(k["api_mapping"] * 2)), cols=_DOCUMENTED))
     # linked: docs and prototypes the exact mappings point at (their evidence)
     parts.append(_rows_by_ids("linked", "docs_chunks", sql.SQL(
         "SELECT unnest(m.evidence_chunk_ids[1:2]) FROM godot_rag.api_mapping m"
         " WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s) LIMIT {k}"
     ).format(k=sql.Literal(k["docs_chunks"]))))
+    # the 3.4 page (and 4.x page) a mapping derived from the API index cites, found by its member name
+    parts.append(_rows_by_ids("linked", "docs_chunks", sql.SQL(
+        "SELECT unnest(m.evidence_chunk_ids[1:2]) FROM godot_rag.api_mapping m"
+        " WHERE m.status <> 'rejected' AND m.match_terms && %(code_terms)s AND m.provenance->>'source' = 'api_index'"
+        " LIMIT {k}").format(k=sql.Literal(k["docs_chunks"]))))
     parts.append(_rows_by_ids("linked", "label_prototypes", sql.SQL(
         "SELECT p.prototype_id FROM godot_rag.label_prototypes p WHERE p.evidence_mapping_ids && ARRAY("
         " SELECT m.mapping_id FROM godot_rag.api_mapping m"
@@ -74,8 +100,13 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
     # symbol: class-reference chunks documenting the names (btree on (doc_type, symbol), GIN on api_symbols)
     parts.append(_rows_by_ids("symbol", "docs_chunks", sql.SQL(
         "SELECT d.chunk_id FROM godot_rag.docs_chunks d"
-        " WHERE d.doc_type = 'class_reference' AND (d.symbol = ANY(%(terms)s) OR d.api_symbols && %(dotted)s)"
+        " WHERE d.doc_type = 'class_reference' AND d.doc_version <> '3.4'"
+        " AND (d.symbol = ANY(%(terms)s) OR d.api_symbols && %(dotted)s)"
         " ORDER BY (d.symbol = ANY(%(dotted)s)) DESC, (d.api_symbols && %(dotted)s) DESC, d.id LIMIT {k}"
+    ).format(k=sql.Literal(k["docs_chunks"]))))
+    parts.append(_rows_by_ids("symbol", "docs_chunks", sql.SQL(
+        "SELECT d.chunk_id FROM godot_rag.docs_chunks d"
+        " WHERE d.doc_version = '3.4' AND d.symbol = ANY(%(dotted)s) ORDER BY d.id LIMIT {k}"
     ).format(k=sql.Literal(k["docs_chunks"]))))
     for table in TABLES:
         t = sql.Literal(table)
@@ -84,7 +115,8 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
             parts.append(_top_then_rows("keyword", table, n, sql.SQL(
                 "SELECT c.id, ts_rank_cd(c.search_tsv, {tsq})::float8 AS score, 0 AS tie"
                 " FROM godot_rag.dynamic_retrieval_view c"
-                " WHERE c.table_name = {t} AND c.search_tsv @@ {tsq}").format(t=t, tsq=_TSQ)))
+                " WHERE c.table_name = {t} AND c.search_tsv @@ {tsq}{not34}").format(
+                    t=t, tsq=_TSQ, not34=_NOT_34 if table == "docs_chunks" else sql.SQL(""))))
         if n_probes:
             # one ranked subquery per probe (each computes its own word_similarity once per candidate),
             # then the best score per row: the top n of that equals the top n by GREATEST over all probes.
@@ -92,8 +124,9 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
             # match: `velocity` before `get_real_velocity`, as similarity() would rank them, for free.
             per_probe = sql.SQL(" UNION ALL ").join(sql.SQL(
                 "(SELECT c.id, word_similarity({p}, c.search_text) AS score, -length(c.search_text) AS tie"
-                " FROM godot_rag.dynamic_retrieval_view c WHERE c.table_name = {t} AND {p} <%% c.search_text"
-                " ORDER BY 2 DESC, 3 DESC, c.id LIMIT {n})").format(p=sql.Placeholder(f"p{i}"), t=t, n=n)
+                " FROM godot_rag.dynamic_retrieval_view c WHERE c.table_name = {t} AND {p} <%% c.search_text{not34}"
+                " ORDER BY 2 DESC, 3 DESC, c.id LIMIT {n})").format(
+                    p=sql.Placeholder(f"p{i}"), t=t, n=n, not34=_NOT_34 if table == "docs_chunks" else sql.SQL(""))
                 for i in range(n_probes))
             parts.append(_top_then_rows("trigram", table, n, sql.SQL(
                 "SELECT c.id, max(c.score)::float8 AS score, max(c.tie) AS tie"
@@ -101,9 +134,10 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
             ).format(per_probe=per_probe)))
         parts.append(sql.SQL(
             "(SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
-            " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.embedding IS NOT NULL"
+            " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.embedding IS NOT NULL{not34}"
             " ORDER BY v.embedding <=> %(qv)s LIMIT {n})"
-        ).format(cols=_COLS, t=t, n=n))
+        ).format(cols=_COLS, t=t, n=n, not34=sql.SQL(" AND v.id NOT LIKE 'godot-3.4:%%'") if table == "docs_chunks"
+                 else sql.SQL("")))
     return sql.SQL(" UNION ALL ").join(parts)
 
 

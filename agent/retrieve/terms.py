@@ -99,3 +99,40 @@ def trigram_probes(identifiers: list[str], limit: int = 2, common: frozenset[str
     singles = [t.lstrip("@") for t in identifiers
                if "." not in t and len(t) >= 6 and t.lstrip("@").lower() not in common]
     return sorted(dict.fromkeys(singles), key=lambda t: (-len(t), t))[:limit]
+
+
+# Identifiers in code position, each with the role its use gives it. Property accesses and
+# constants are not among the parser's symbol/call candidates (`camera.translation.x = 1.0`,
+# `event.button_index == BUTTON_LEFT`); the judge decides per role, retrieval only looks them up.
+_MEMBER_USE = re.compile(r"\.\s*([A-Za-z_]\w*)(\s*\()?")
+_BARE_CALL = re.compile(r"(?<![\w.$%@])([a-z_]\w*)\s*\(")
+_CONSTANT = re.compile(r"(?<![\w$%@])([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
+_CLASS = re.compile(r"(?<![\w.$%@])([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b")
+_BARE_NAME = re.compile(r"(?<![\w.$%@])([a-z_][a-z0-9_]*)\b(?!\s*\()")
+_CODE_TERM_LIMIT = 64
+
+
+def code_roles(code: str) -> dict[str, list[str]]:
+    """name -> roles (`call`, `property`, `constant`, `class`) of the identifiers the code uses."""
+    from agent.judge.lexer import lex  # the one GDScript lexer: comments and strings never count
+
+    masked = lex(code).masked
+    roles: dict[str, dict[str, None]] = {}
+    for m in _MEMBER_USE.finditer(masked):
+        roles.setdefault(m.group(1), {})["call" if m.group(2) else "property"] = None
+    for m in _BARE_CALL.finditer(masked):
+        roles.setdefault(m.group(1), {})["call"] = None
+    for m in _CONSTANT.finditer(masked):
+        roles.setdefault(m.group(1), {})["constant"] = None
+    for m in _CLASS.finditer(masked):
+        roles.setdefault(m.group(1), {})["class"] = None
+    for m in _BARE_NAME.finditer(masked):  # a bare property of the script's own class (`percent_visible = 1`)
+        if "_" in m.group(1).strip("_"):
+            roles.setdefault(m.group(1), {})["name"] = None
+    return {k: list(v) for k, v in roles.items() if k not in STOP_IDENTIFIERS and len(k) > 1}
+
+
+def code_terms(query: RetrieverQuery, already: list[str]) -> list[str]:
+    """Identifiers in code position not yet among the exact terms, for the exact api_mapping lookup only."""
+    seen = set(already)
+    return [t for t in code_roles(query.raw_chunk_text) if t not in seen][:_CODE_TERM_LIMIT]

@@ -23,11 +23,14 @@ from agent.redact import redact, user_message
 from agent.settings import DEFAULT_MAX_CHUNKS, Settings
 
 ONE_LINE_FUNCS = "extends Node\n" + "".join(f"func f{i}():\n\tpass\n" for i in range(50_000))
-"""The issue's 1 MB paste: 50,000 one-line functions (50,001 chunks before any merging)."""
+"""The issue's 1 MB paste: 50,000 one-line functions (50,001 chunks before the parser folded tiny pieces)."""
+THREE_LINE_FUNCS = "extends Node\n" + "".join(f"func f{i}():\n\tvar a = {i}\n\treturn a\n" for i in range(6_000))
+"""6,000 three-line functions: too big to fold, so 6,001 chunks, over the CLI's default cap."""
 
 
 def _funcs(n: int) -> str:
-    return "extends Node\n" + "".join(f"func f{i}():\n\tpass\n" for i in range(n))
+    """`extends Node` and n three-line functions: n + 1 chunks (too big for the parser to fold)."""
+    return "extends Node\n" + "".join(f"func f{i}():\n\tvar a = {i}\n\treturn a\n" for i in range(n))
 
 
 def _within(seconds: float, fn, *args, **kwargs):
@@ -143,11 +146,17 @@ def test_summary_line_never_ends_with_an_empty_list(base_settings, tmp_path):
 # ---- item 2: the chunk cap ---------------------------------------------------------------------
 
 
-def test_the_issue_paste_is_refused_with_the_count_and_the_limit(base_settings):
+def test_the_issue_paste_folds_under_the_cap(base_settings):
+    """The parser folds runs of tiny functions, so the issue's paste is now a bounded, accepted run."""
+    result = intake_snippet(ONE_LINE_FUNCS, settings=base_settings)
+    assert result is not None
+
+
+def test_a_paste_over_the_cap_is_refused_with_the_count_and_the_limit(base_settings):
     with pytest.raises(IntakeError) as err:
-        intake_snippet(ONE_LINE_FUNCS, settings=base_settings)
+        intake_snippet(THREE_LINE_FUNCS, settings=base_settings)
     msg = str(err.value)
-    assert f"it makes 50,001 chunks, over the limit of {DEFAULT_MAX_CHUNKS['cli']:,} chunks per run" in msg
+    assert f"it makes 6,001 chunks, over the limit of {DEFAULT_MAX_CHUNKS['cli']:,} chunks per run" in msg
     assert "GODOT_RAG_MAX_CHUNKS" in msg
 
 

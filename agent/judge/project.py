@@ -1,0 +1,165 @@
+"""Per-project context for judging: each script's `extends`, the node types its scenes give
+`$Path` / `get_node("...")`, and the API index of both Godot versions.
+
+`build_project_context` is a pure function of the project's files (path -> text), so the
+graph can build it once per run and every chunk's judge reads the same facts. The
+receiver of a member use (`$MessageLabel.hide()`, `var f: File`, `Input.get_mouse_mode()`)
+is resolved from these facts before any rename is applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.apiindex import ApiIndex
+
+_EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
+_CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
+_SECTION = re.compile(r"^\[(\w+)([^\]]*)\]\s*$", re.M)
+_ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')
+_DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum)\s+([A-Za-z_]\w*)", re.M)
+_SCRIPT_PROP = re.compile(r"^script\s*=\s*ExtResource\(\s*\"?([^\")\s]+)\"?\s*\)", re.M)
+
+
+@dataclass
+class ProjectContext:
+    """What judging one chunk may know about the rest of its project."""
+
+    extends: dict[str, str] = field(default_factory=dict)
+    """Script path -> the class it extends (a resolved `class_name` or `res://` script becomes its base)."""
+    scene_nodes: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Script path -> {relative node path: node type} from the `.tscn` nodes under the node it is attached to."""
+    api: ApiIndex | None = None
+    """Definitions of both documented versions; None when the knowledge base has no index."""
+    declared: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Script path -> names the script and its project base scripts declare (func, var, const, signal)."""
+
+    def script_class(self, path: str) -> str | None:
+        return self.extends.get(path)
+
+    def node_type(self, script: str, node_path: str) -> str | None:
+        return self.scene_nodes.get(script, {}).get(node_path.strip("/"))
+
+
+def _unquote(v: str) -> str:
+    return v[1:-1] if len(v) >= 2 and v[0] == v[-1] == '"' else v
+
+
+def _res(path: str) -> str:
+    return path.removeprefix("res://")
+
+
+def _scenes(path: str, text: str, out: dict[str, dict[str, str]]) -> None:
+    ext: dict[str, str] = {}
+    nodes: list[tuple[str, str, str]] = []  # (path from root, type, script)
+    sections = list(_SECTION.finditer(text))
+    for i, m in enumerate(sections):
+        attrs = {k: _unquote(v) for k, v in _ATTR.findall(m.group(2))}
+        body = text[m.end() : sections[i + 1].start() if i + 1 < len(sections) else len(text)]
+        if m.group(1) == "ext_resource" and attrs.get("type") == "Script" and "id" in attrs:
+            ext[attrs["id"]] = _res(attrs.get("path", ""))
+        elif m.group(1) == "node" and "name" in attrs:
+            parent = attrs.get("parent")
+            node_path = "" if parent is None else (attrs["name"] if parent == "." else f"{parent}/{attrs['name']}")
+            sm = _SCRIPT_PROP.search(body)
+            nodes.append((node_path, attrs.get("type", ""), ext.get(sm.group(1), "") if sm else ""))
+    for base, _, script in nodes:
+        if not script:
+            continue
+        table = out.setdefault(script, {})
+        prefix = f"{base}/" if base else ""
+        for node_path, node_type, _ in nodes:
+            if node_type and node_path and node_path.startswith(prefix) and node_path != base:
+                table.setdefault(node_path[len(prefix):], node_type)
+
+
+def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None) -> ProjectContext:
+    """Extends chains and scene node types of a project (path -> text of its included files)."""
+    ctx = ProjectContext(api=api)
+    raw_extends: dict[str, str] = {}
+    class_names: dict[str, str] = {}
+    for path, text in files.items():
+        if path.endswith(".gd") and text:
+            m = _EXTENDS.search(text)
+            if m:
+                raw_extends[path] = m.group(1)
+            cn = _CLASS_NAME.search(text)
+            if cn:
+                class_names[cn.group(1)] = path
+                if cn.group(2):
+                    raw_extends.setdefault(path, cn.group(2))
+        elif path.endswith((".tscn", ".tres")) and text:
+            _scenes(path, text, ctx.scene_nodes)
+
+    own = {p: set(_DECLARES.findall(t or "")) for p, t in files.items() if p.endswith(".gd")}
+
+    def user_bases(path: str) -> list[str]:
+        chain, cur = [], path
+        while cur in raw_extends and cur not in chain and len(chain) < 16:
+            chain.append(cur)
+            base = raw_extends[cur]
+            cur = _res(base.strip("\"'")) if base[:1] in "\"'" else class_names.get(base, "")
+        return chain + ([cur] if cur in own and cur not in chain else [])
+
+    for path in own:
+        ctx.declared[path] = frozenset().union(*(own.get(p, set()) for p in user_bases(path) or [path]))
+
+    def engine_base(path: str, seen: set[str]) -> str | None:
+        base = raw_extends.get(path)
+        if base is None or path in seen:
+            return None
+        seen.add(path)
+        if base[:1] in "\"'":
+            return engine_base(_res(base.strip("\"'")), seen)
+        if base in class_names:
+            return engine_base(class_names[base], seen)
+        return base
+
+    for path in raw_extends:
+        base = engine_base(path, set())
+        if base:
+            ctx.extends[path] = base
+    return ctx
+
+
+# ---------------------------------------------------------------- the graph's entry point
+
+_RUNS: OrderedDict[str, ProjectContext] = OrderedDict()
+_RUNS_KEPT = 8
+
+
+def api_index_for(retriever: Any) -> ApiIndex | None:
+    """The knowledge base's API index through the retriever's pool (read once per database)."""
+    pool = getattr(retriever, "pool", None)
+    settings = getattr(retriever, "settings", None)
+    if pool is None or settings is None:
+        return None
+    from agent.apiindex import cached_index
+
+    key = f"{settings.database_url or ''}|{settings.home}|{settings.database_name}"
+    index = cached_index(key, pool.connection)
+    return None if index.empty else index
+
+
+async def project_context_for(ctx: Any, run_id: str) -> ProjectContext:
+    """The run's project context (built once per run from its stored files), with the API index."""
+    if run_id in _RUNS:
+        _RUNS.move_to_end(run_id)
+        return _RUNS[run_id]
+    try:
+        expansion = await ctx.store.load_expansion(run_id)
+    except KeyError:  # a run stored without its intake: judge its chunks on their own
+        files: dict[str, str] = {}
+    else:
+        files = {f.path: f.text or "" for f in expansion.files if f.included}
+    api = await asyncio.to_thread(api_index_for, ctx.retriever)
+    built = build_project_context(files, api)
+    _RUNS[run_id] = built
+    while len(_RUNS) > _RUNS_KEPT:
+        _RUNS.popitem(last=False)
+    return built

@@ -1,0 +1,165 @@
+"""Resolve what a member use is called on, and in which role, before any rename applies.
+
+`$MessageLabel.hide()` is a *method call* on a Label (the scene says so), not a use of the
+Godot 3 *signal* `hide`; `camera.translation` is a property access on whatever `camera` was
+declared as. Everything runs on the lexer's masked text (comments and strings never count);
+node paths are read from the original text at the same offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+Role = str  # "call" | "property" | "signal" | "constant" | "class"
+
+_VAR_TYPED = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)\s*:\s*([A-Z]\w*)\b")
+_VAR_NEW = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)\s*:?=\s*([A-Z]\w*)\s*(?:\.\s*new\s*)?\(")
+_VAR_NODE = re.compile(r"\bvar\s+([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?:?=\s*(?:\$|get_node\s*\(\s*\")")
+_PARAM_TYPED = re.compile(r"[(,]\s*([a-z_]\w*)\s*:\s*([A-Z]\w*)\b")
+_SIGNAL_FUNCS = ("connect", "disconnect", "is_connected", "emit_signal", "has_signal")
+
+
+@dataclass
+class Scope:
+    """What one chunk's code lets us know about its names."""
+
+    own_class: str | None = None
+    """The class the script extends (self calls and bare names)."""
+    var_types: dict[str, str] = field(default_factory=dict)
+    node_types: dict[str, str] = field(default_factory=dict)
+    """Relative node path -> node type, from the project's scenes."""
+    classes: frozenset[str] = frozenset()
+    """Class names either version documents (a capitalized receiver is a class only if known)."""
+
+
+def scope_of(code: str, masked: str, context: str, *, own_class: str | None, node_types: dict[str, str],
+             classes: frozenset[str]) -> Scope:
+    """Variable types declared in the chunk (and its surrounding context): typed, constructed, `$` nodes."""
+    scope = Scope(own_class=own_class, node_types=dict(node_types), classes=classes)
+    for text in (context, masked):
+        for m in _VAR_TYPED.finditer(text):
+            scope.var_types.setdefault(m.group(1), m.group(2))
+        for m in _PARAM_TYPED.finditer(text):
+            scope.var_types.setdefault(m.group(1), m.group(2))
+        for m in _VAR_NEW.finditer(text):
+            if m.group(2) in classes:
+                scope.var_types.setdefault(m.group(1), m.group(2))
+    for m in _VAR_NODE.finditer(masked):  # `onready var label = $Label`: the node's type when the scene has it
+        rest = code[m.end():]
+        path = re.match(r"([\w/]+)", rest) if code[m.end() - 1] == "$" else re.match(r"([^\"]+)\"", rest)
+        if path and path.group(1) in scope.node_types:
+            scope.var_types.setdefault(m.group(1), scope.node_types[path.group(1)])
+    return scope
+
+
+def _match_back(masked: str, j: int) -> int:
+    """Offset of the `(` matching the `)` at j, or -1."""
+    depth = 0
+    for k in range(j, -1, -1):
+        c = masked[k]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
+    """The type of the expression left of the `.` at offset `dot`, when the code makes it known."""
+    j = dot - 1
+    while j >= 0 and code[j] in " \t":  # the original text: a `$Node` path is blank in the masked copy
+        j -= 1
+    if j < 0:
+        return None
+    if masked[j] == ")":
+        k = _match_back(masked, j)
+        if k < 0:
+            return None
+        e = k - 1
+        while e >= 0 and masked[e] in " \t":
+            e -= 1
+        s = e
+        while s >= 0 and (masked[s].isalnum() or masked[s] in "_."):
+            s -= 1
+        callee = re.sub(r"\s+", "", masked[s + 1 : e + 1])
+        if callee == "get_node":
+            m = re.match(r"\(\s*[\"']([^\"']+)[\"']", code[k:j + 1])
+            return scope.node_types.get(m.group(1).strip("/")) if m else None
+        head, _, tail = callee.partition(".")
+        if tail == "new" and head in scope.classes:
+            return head
+        if not tail and head in scope.classes:
+            return head  # Vector2(...), a constructor
+        return None
+    if code[j].isalnum() or code[j] in "_/":
+        s = j
+        while s >= 0 and (code[s].isalnum() or code[s] in "_/"):
+            s -= 1
+        if s >= 0 and code[s] in "$%":
+            return scope.node_types.get(code[s + 1 : j + 1].strip("/"))
+        name = masked[s + 1 : j + 1].strip()
+        if s >= 0 and masked[s] == ".":
+            return None  # a member of a member: its type is not known here
+        if name == "self":
+            return scope.own_class
+        if name in scope.var_types:
+            return scope.var_types[name]
+        if name[:1].isupper() and name in scope.classes:
+            return name
+    return None
+
+
+def role_at(masked: str, end: int) -> Role:
+    """Role of a member name ending at `end`: a call, a signal (`.x.connect(`/`.x.emit(`) or a property."""
+    rest = masked[end : end + 40]
+    if re.match(r"\s*\(", rest):
+        return "call"
+    if re.match(r"\s*\.\s*(connect|disconnect|emit|is_connected)\s*\(", rest):
+        return "signal"
+    return "property"
+
+
+def signal_string_uses(masked: str, strings: list[tuple[str, str, int]]) -> dict[str, int]:
+    """Signal names used as strings: `connect("hide", ...)`, `emit_signal("hide")` -> name: offset."""
+    out: dict[str, int] = {}
+    for _, content, start in strings:
+        before = masked[max(0, start - 40) : start]
+        if re.search(r"\b(" + "|".join(_SIGNAL_FUNCS) + r")\s*\(\s*$", before) and re.fullmatch(r"\w+", content):
+            out.setdefault(content, start)
+    return out
+
+
+def is_continuation(masked: str, start: int) -> bool:
+    """A line starting with `.` continues an expression (Godot 4 chains) unless it follows a finished statement.
+
+    Inside brackets it always continues; after a line that opens a block (`:`) it is a statement
+    (the Godot 3 `.method()` parent call); after another line it continues when it is indented
+    deeper than that line or that line ends with `\\` or an operator.
+    """
+    depth = 0
+    for c in masked[:start]:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+    if depth > 0:
+        return True
+    line_start = masked.rfind("\n", 0, start) + 1
+    own_indent = len(masked[line_start:start].expandtabs(4)) - len(masked[line_start:start].expandtabs(4).lstrip())
+    prev_end = line_start - 1
+    while prev_end > 0:
+        prev_start = masked.rfind("\n", 0, prev_end) + 1
+        prev = masked[prev_start:prev_end]
+        if prev.strip():
+            stripped = prev.rstrip()
+            if stripped.endswith(":"):
+                return False
+            if stripped.endswith(("\\", "(", ",", "+", "-", "*", "/", "=", "and", "or")):
+                return True
+            prev_indent = len(prev.expandtabs(4)) - len(prev.expandtabs(4).lstrip())
+            return own_indent > prev_indent
+        prev_end = prev_start - 1
+    return False

@@ -1,0 +1,206 @@
+"""Detection on code nobody here wrote: the docs' own GDScript examples, judged chunk by chunk.
+
+- Godot 4: GDScript code blocks of the 4.4 docs pages (migration pages and the 4.7 supplement left
+  out). Every one is Godot 4 code: the share judged godot3 is the false-alarm rate (target <= 0.5%),
+  and every hit is listed.
+- Godot 3: the `[codeblock]` examples of the 3.4 class reference. The share judged godot3 is
+  reported; many are version-neutral (`print(a + b)`), so 100% is not the goal.
+
+Each snippet is chunked by the real parser, retrieved by the product's retriever and judged by
+the evidence judge with the validator, twice in the same run: with the project context and API
+index (this change) and without it (no receivers, no index: the judge's previous decision path).
+A snippet is flagged when any of its chunks is judged godot3.
+
+`--kb DIR` loads a generated knowledge base (`godot-rag ingest --out DIR` writes it; the JSONL of
+an interrupted ingest is enough) into a database of its own (`<name>_detect`): the API index,
+every api_mapping row and the label prototypes, but no docs chunks and no embeddings, so the
+bench needs minutes, not the full embedding run. Verdicts rest on mappings, the index and the
+syntax rules; docs chunks only add citations. Without `--kb` it uses the database as it is.
+
+    .venv/bin/python bench/detect.py [--kb DIR] [--limit N] [--out FILE.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent.ingest.classref import codeblocks  # noqa: E402
+from agent.ingest.doctypes import classify  # noqa: E402
+from agent.ingest.markdown import parse_blocks  # noqa: E402
+from agent.judge.base import JudgeInput  # noqa: E402
+from agent.judge.evidence import EvidenceJudge  # noqa: E402
+from agent.judge.project import api_index_for, build_project_context  # noqa: E402
+from agent.judge.validate import judge_and_validate  # noqa: E402
+from agent.models import SourceFile  # noqa: E402
+from agent.parse import chunk_file  # noqa: E402
+from agent.retrieve.query import build_retriever_query, split_trace  # noqa: E402
+from agent.settings import Settings, default_classref3_dir, default_docs_dir  # noqa: E402
+
+PROMPT = "Is this Godot 4 code?"
+
+
+@dataclass
+class Snippet:
+    origin: str
+    code: str
+    chunks: list = field(default_factory=list)
+
+
+def godot4_snippets(docs: Path) -> list[Snippet]:
+    manifest = json.loads((docs / "manifest.json").read_text())
+    out = []
+    for row in manifest:
+        if row.get("note") or classify(row["url"], row["file"]) == "migration":
+            continue
+        text = (docs / row["file"]).read_text(encoding="utf-8")
+        for i, b in enumerate(x for x in parse_blocks(text) if x.kind == "code"):
+            for j, c in enumerate(b.code):
+                if c.language == "gdscript" and c.code.strip():
+                    out.append(Snippet(f"{row['file']}#{i}.{j}", c.code))
+    return out
+
+
+def godot3_snippets(ref: Path) -> list[Snippet]:
+    out = []
+    for path in sorted((ref / "classes").glob("*.xml")):
+        for i, code in enumerate(codeblocks(path.read_text(encoding="utf-8"))):
+            if code.strip():
+                out.append(Snippet(f"{path.name}#{i}", code))
+    return out
+
+
+def _chunks(s: Snippet):
+    data = s.code.encode()
+    f = SourceFile(path="snippet.gd", kind="gdscript", included=True, reason="bench", size=len(data),
+                   sha256=hashlib.sha256(data).hexdigest(), text=s.code)
+    return chunk_file(f)
+
+
+async def run(snippets: list[Snippet], retriever, api, *, no_vectors: bool = False) -> dict:
+    judge = EvidenceJudge()
+    res = {"new": {"flagged": [], "judge_s": 0.0}, "old": {"flagged": [], "judge_s": 0.0}, "retrieve_s": 0.0,
+           "chunks": 0}
+    for s in snippets:
+        s.chunks = [c for c in _chunks(s) if c.code_text.strip()]
+        t0 = time.perf_counter()
+        queries = [build_retriever_query(PROMPT, c) for c in s.chunks]
+        if no_vectors:  # a --kb database holds no embeddings: the vector leg finds nothing whatever the query
+            import numpy as np
+
+            zero = np.zeros(retriever.settings.embedding_dim, dtype=np.float32)
+            zero[0] = 1.0
+            bundles = [retriever.retrieve(q, vector=zero) for q in queries]
+        else:
+            bundles = retriever.retrieve_many(queries) if queries else []
+        res["retrieve_s"] += time.perf_counter() - t0
+        res["chunks"] += len(s.chunks)
+        for mode, project in (("new", build_project_context({"snippet.gd": s.code}, api)), ("old", None)):
+            t1 = time.perf_counter()
+            hits = []
+            for c, b in zip(s.chunks, bundles):
+                inp = JudgeInput(prompt=PROMPT, trace=split_trace(c, "bench"), chunk=c, evidence=b, project=project)
+                out = await judge_and_validate(judge, inp, fallback=judge)
+                if out.judgment.version_signal == "godot3":
+                    hits.append(out.judgment.rationale[:300])
+            res[mode]["judge_s"] += time.perf_counter() - t1
+            if hits:
+                res[mode]["flagged"].append({"origin": s.origin, "why": hits, "code": s.code[:400]})
+    return res
+
+
+def _report(name: str, snippets: list[Snippet], res: dict) -> dict:
+    n = len(snippets)
+    row = {"set": name, "snippets": n, "chunks": res["chunks"], "retrieve_s": round(res["retrieve_s"], 2)}
+    for mode in ("new", "old"):
+        k = len(res[mode]["flagged"])
+        row[mode] = {"flagged": k, "share": round(k / n, 4) if n else 0.0,
+                     "judge_chunks_per_s": round(res["chunks"] / res[mode]["judge_s"], 1) if res[mode]["judge_s"] else None}
+    return row
+
+
+class _NoEmbedder:
+    """Stands in for the model where no vector is ever computed (a --kb database has none)."""
+
+    def embed_query(self, text: str):  # pragma: no cover - never reached: vectors are passed in
+        raise RuntimeError("no embeddings in a --kb bench database")
+
+
+def load_kb_without_embeddings(settings: Settings, kb: Path) -> Settings:
+    """A fresh `<name>_detect` database with the index, mappings and prototypes of `kb` (bench only)."""
+    from agent.apiindex import store_index
+    from agent.ingest.pipeline import _read_api_index
+    from agent.ingest.store import upsert_mappings, upsert_prototypes
+    from agent.storage import connection, migrate
+
+    target = settings.with_(database_name=f"{settings.database_name}_detect")
+    with connection(settings) as conn:
+        conn.autocommit = True
+        conn.execute(f'DROP DATABASE IF EXISTS "{target.database_name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{target.database_name}"')
+    entries, classes = _read_api_index(kb / "api_index.jsonl")
+    mappings = [json.loads(line) for line in (kb / "api_mapping.jsonl").open(encoding="utf-8")]
+    protos = [json.loads(line) for line in (kb / "label_prototypes.jsonl").open(encoding="utf-8")]
+    with connection(target) as conn:
+        migrate(conn, target)
+        store_index(conn, entries, classes)
+        upsert_mappings(conn, mappings, {})
+        upsert_prototypes(conn, protos, {})
+    return target
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, default=0, help="snippets per set (0 = all)")
+    ap.add_argument("--out", type=Path, help="write every flagged and unflagged snippet here (JSON)")
+    ap.add_argument("--kb", type=Path, help="a generated KB dir (api_index/api_mapping/label_prototypes JSONL)")
+    args = ap.parse_args()
+    settings = Settings.from_env()
+    if args.kb:
+        t0 = time.perf_counter()
+        settings = load_kb_without_embeddings(settings, args.kb)
+        print(f"loaded {args.kb} into {settings.database_name} in {time.perf_counter() - t0:.1f}s", flush=True)
+    docs, ref = settings.docs_dir or default_docs_dir(), settings.classref3_dir or default_classref3_dir()
+    if docs is None or ref is None:
+        print("error: needs ../shared/godot-docs and ../shared/godot-class-ref-3.4", file=sys.stderr)
+        return 2
+    from agent.retrieve import Retriever
+    from agent.storage import make_pool
+
+    with make_pool(settings, min_size=1, max_size=2) as pool:
+        retriever = Retriever(settings, pool, embedder=_NoEmbedder() if args.kb else None)
+        api = api_index_for(retriever)
+        if api is None or "3.4" not in api.versions():
+            print("error: the knowledge base has no 3.4 API index; run `godot-rag ingest` first", file=sys.stderr)
+            return 2
+        sets = {"godot4_docs_4.4": godot4_snippets(docs), "godot3_classref_3.4": godot3_snippets(ref)}
+        report = {"rows": [], "detail": {}}
+        for name, snippets in sets.items():
+            if args.limit:
+                snippets = snippets[: args.limit]
+            res = asyncio.run(run(snippets, retriever, api, no_vectors=bool(args.kb)))
+            row = _report(name, snippets, res)
+            report["rows"].append(row)
+            flagged = {f["origin"] for f in res["new"]["flagged"]}
+            report["detail"][name] = {"flagged": res["new"]["flagged"], "old_flagged": res["old"]["flagged"],
+                                      "unflagged": [{"origin": s.origin, "code": s.code[:400]} for s in snippets
+                                                    if s.origin not in flagged]}
+            print(json.dumps(row), flush=True)
+    for f in report["detail"]["godot4_docs_4.4"]["flagged"]:
+        print(f"godot4 hit: {f['origin']}: {f['why'][0][:200]}")
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

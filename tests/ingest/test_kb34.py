@@ -1,0 +1,82 @@
+"""The 3.4 reference in the knowledge base: chunks, the API index, derived candidates, re-ingest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent.ingest.pipeline import run_ingest
+from agent.settings import default_classref3_dir
+from agent.storage import connection
+
+
+@pytest.fixture(scope="module")
+def conn(kb_settings):
+    with connection(kb_settings) as c:
+        yield c
+
+
+def test_3_4_member_chunks_have_their_url_anchor_and_provenance(conn):
+    row = conn.execute(
+        "SELECT chunk_id, doc_version, source_url, source_file, metadata FROM godot_rag.docs_chunks"
+        " WHERE symbol = 'Label.percent_visible'").fetchone()
+    assert row["chunk_id"] == "godot-3.4:classes/class_label.html#class-label-property-percent-visible:0001"
+    assert row["doc_version"] == "3.4"
+    assert row["source_url"] == "https://docs.godotengine.org/en/3.4/classes/class_label.html"
+    assert row["source_file"] == "godot-class-ref-3.4/classes/Label.xml"
+    assert row["metadata"]["converter_version"] and "4.x" not in row["metadata"]["godot_version_tags"]
+
+
+def test_the_api_index_knows_both_versions(conn):
+    rows = conn.execute(
+        "SELECT version, class_name, member, kind, accessor_of FROM godot_rag.api_index"
+        " WHERE (class_name, member) IN (('Input', 'get_mouse_mode'), ('Label', 'percent_visible'),"
+        " ('Label', 'visible_ratio'), ('Spatial', ''), ('Node3D', ''))").fetchall()
+    got = {(r["version"], r["class_name"], r["member"], r["kind"]) for r in rows}
+    assert {("4.x", "Input", "get_mouse_mode", "method"), ("3.4", "Input", "get_mouse_mode", "method"),
+            ("3.4", "Label", "percent_visible", "property"), ("4.x", "Label", "visible_ratio", "property"),
+            ("3.4", "Spatial", "", "class"), ("4.x", "Node3D", "", "class")} <= got
+    assert ("4.x", "Label", "percent_visible", "property") not in got
+    chain = conn.execute("SELECT inherits FROM godot_rag.api_classes WHERE version = '3.4' AND class_name = 'Camera'")
+    assert chain.fetchone()["inherits"] == "Spatial"
+
+
+def test_derived_candidates_cite_both_versions_and_stay_candidates(conn):
+    rows = conn.execute(
+        "SELECT mapping_id, source_api, target_api, change_type, status, confidence, evidence_chunk_ids"
+        " FROM godot_rag.api_mapping WHERE provenance->>'source' = 'api_index'").fetchall()
+    assert rows and all(r["status"] == "candidate" and r["confidence"] == "candidate" for r in rows)
+    by = {r["source_api"]: r for r in rows}
+    tr = by["Spatial.translation"]
+    assert tr["target_api"] == "Node3D.position" and tr["change_type"] == "rename"
+    assert tr["evidence_chunk_ids"] == ["godot-3.4:classes/class_spatial.html#class-spatial-property-translation:0001",
+                                        "godot-stable:classes/class_node3d.html#class-node3d-property-position:0001"]
+    assert by["Label.percent_visible"]["change_type"] == "removed"
+    # a subset of the 4.x reference proves no class gone: no class is derived as removed
+    assert not [r for r in rows if "." not in r["source_api"] and r["change_type"] == "removed"]
+
+
+def test_reingest_with_the_3_4_reference_is_incremental(empty_db_factory, mini_corpus: Path, mini_renames, tmp_path):
+    src = default_classref3_dir()
+    if src is None:
+        pytest.skip("../shared/godot-class-ref-3.4 is absent")
+    ref = tmp_path / "ref"
+    (ref / "classes").mkdir(parents=True)
+    for name in ("Thread.xml", "Spatial.xml"):
+        shutil.copyfile(src / "classes" / name, ref / "classes" / name)
+    (ref / "summary.json").write_text(json.dumps({"doc_version": "3.4", "godot_version": "3.4.5-stable",
+                                                  "counts": {"classes": 2}}))
+    settings = empty_db_factory("kb34")
+    out = tmp_path / "kb"
+    first = run_ingest(settings, docs_dir=mini_corpus, renames_file=mini_renames, out_dir=out, progress=False,
+                       classref_dir=ref)
+    assert first.errors == [] and first.pages == 6 and first.pages_3_4 == 2 and first.api_index_rows > 0
+    second = run_ingest(settings, docs_dir=mini_corpus, renames_file=mini_renames, out_dir=out, progress=False,
+                        classref_dir=ref)
+    assert second.embeddings == 0 and second.pages_changed == 0 and second.api_index_rows == first.api_index_rows
+    # the reference gone: its pages go, and the 4.x knowledge base stays as it was
+    third = run_ingest(settings, docs_dir=mini_corpus, renames_file=mini_renames, out_dir=out, progress=False)
+    assert third.pages_removed == 2 and third.pages_3_4 == 0 and third.errors == []

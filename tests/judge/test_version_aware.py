@@ -1,0 +1,154 @@
+"""Version-aware judging on the test KB (4.x pages plus a 3.4 reference subset, with the API index).
+
+Receivers resolved before renames apply, renames only in their role, "documented" meaning
+defined, every identifier in code position looked up, `.method()` continuation lines, and
+evidence that says which version it quotes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.judge.base import JudgeInput
+from agent.judge.project import api_index_for, build_project_context
+from agent.judge.recommend import recommendation_failures
+from agent.judge.facts import code_facts
+from agent.judge.validate import judge_and_validate
+from agent.models import Judgment, SuggestedChange
+from tests.judge.test_receivers import HUD_TSCN
+from tests.retrieve.helpers import find_chunk, gd_chunks, judge_input
+
+HUD_GD = """extends CanvasLayer
+
+signal start_game
+
+func show_message(text):
+\t$MessageLabel.text = text
+\t$MessageLabel.show()
+\t$MessageTimer.start()
+
+
+func _on_StartButton_pressed():
+\t$StartButton.hide()
+\tstart_game.emit()
+
+
+func _on_MessageTimer_timeout():
+\t$MessageLabel.hide()
+"""
+
+
+@pytest.fixture(scope="module")
+def api(retriever):
+    index = api_index_for(retriever)
+    assert index is not None, "the test KB has an API index"
+    return index
+
+
+def _with_project(inp: JudgeInput, files: dict[str, str], api) -> JudgeInput:
+    inp.project = build_project_context(files, api)
+    return inp
+
+
+async def _judge(retriever, judge, code: str, path: str = "player.gd", needle: str | None = None,
+                 files: dict[str, str] | None = None, api=None):
+    chunks = gd_chunks(code, path)
+    chunk = find_chunk(chunks, needle) if needle else chunks[-1]
+    inp = judge_input(retriever, chunk)
+    if api is not None:
+        _with_project(inp, files or {path: code}, api)
+    out = await judge_and_validate(judge, inp, fallback=judge)
+    return inp, out
+
+
+async def test_hud_method_hide_is_not_the_godot3_signal(retriever, evidence_judge, api):
+    for project in (None, {"hud.gd": HUD_GD, "hud.tscn": HUD_TSCN}):
+        inp, out = await _judge(retriever, evidence_judge, HUD_GD, "hud.gd", "$MessageLabel.hide()",
+                                files=project, api=api if project else None)
+        assert out.judgment.version_signal != "godot3", out.judgment.rationale
+        assert not out.judgment.migration_required
+
+
+async def test_a_signal_use_of_the_renamed_signal_is_still_flagged(retriever, evidence_judge):
+    code = 'extends Control\n\nfunc _ready():\n\tconnect("hide", self, "_on_hide")\n'
+    _, out = await _judge(retriever, evidence_judge, code, needle='connect("hide"')
+    assert out.judgment.version_signal == "godot3"
+
+
+async def test_a_class_only_mentioned_by_4x_pages_is_flagged(retriever, evidence_judge):
+    _, out = await _judge(retriever, evidence_judge, "func make():\n\tvar n = Spatial.new()\n\treturn n\n")
+    assert out.judgment.version_signal == "godot3", out.judgment.rationale
+    assert "Spatial" in out.judgment.rationale
+
+
+@pytest.mark.parametrize("code, source", [
+    ("func f(camera):\n\tcamera.translation.x = 1.0\n", "translation"),
+    ("func f(event):\n\tif event.button_index == BUTTON_LEFT:\n\t\tpass\n", "BUTTON_LEFT"),
+])
+def test_property_and_constant_uses_retrieve_their_mappings(retriever, code, source):
+    inp = judge_input(retriever, gd_chunks(code)[-1])
+    sources = {h.metadata.get("source_api") for h in inp.evidence.api_mapping_evidence}
+    assert source in sources
+
+
+async def test_a_resolved_receiver_finds_what_only_3_4_documents(retriever, evidence_judge, api):
+    code = 'extends Node\n\nfunc f():\n\treturn Input.get_joy_axis_index_from_string("Left Stick X")\n'
+    inp, out = await _judge(retriever, evidence_judge, code, needle="get_joy_axis", api=api)
+    j = out.judgment
+    assert j.version_signal == "godot3", (j.rationale, out.validation_failures)
+    item = next(c for c in j.suggested_changes if "get_joy_axis_index_from_string" in c.old)
+    assert item.old_docs_url == ("https://docs.godotengine.org/en/3.4/classes/class_input.html"
+                                 "#class-input-method-get-joy-axis-index-from-string")
+    derived = next(h for h in inp.evidence.api_mapping_evidence if h.record_id == item.evidence_id)
+    assert derived.metadata["status"] == "candidate" and derived.metadata["provenance"]["source"] == "api_index"
+    assert derived.metadata["evidence_chunk_ids"][0] in j.evidence_ids  # the 3.4 page is cited
+
+
+async def test_a_stated_rename_on_a_resolved_receiver_cites_both_pages(retriever, evidence_judge, api):
+    code = "extends Node\n\nfunc f():\n\tvar label: Label = Label.new()\n\tlabel.percent_visible = 0.5\n"
+    _, out = await _judge(retriever, evidence_judge, code, needle="percent_visible", api=api)
+    items = [c for c in out.judgment.suggested_changes if "percent_visible" in c.old]
+    assert len(items) == 1 and items[0].new == "label.visible_ratio", items  # no second, "removed" item
+    assert items[0].old_docs_url.startswith("https://docs.godotengine.org/en/3.4/classes/class_label.html#")
+    assert "/en/3.4/" not in (items[0].docs_url or "")
+
+
+async def test_an_unresolved_receiver_alone_is_no_verdict(retriever, evidence_judge, api):
+    code = 'func f(thing):\n\treturn thing.get_joy_axis_index_from_string("Left Stick X")\n'
+    _, out = await _judge(retriever, evidence_judge, code, api=api)
+    assert out.judgment.version_signal == "neutral", out.judgment.rationale
+
+
+@pytest.mark.parametrize("code", [
+    "func fade():\n\tvar t = create_tween()\n\t\t.tween_property(self, \"modulate:a\", 1.0, 0.6)\n",
+    "func names(items):\n\treturn (items\n\t\t.filter(func(s: String): return not s.is_empty()))\n",
+])
+async def test_chained_continuation_lines_are_not_parent_calls(retriever, evidence_judge, code):
+    _, out = await _judge(retriever, evidence_judge, code)
+    assert out.judgment.version_signal != "godot3", out.judgment.rationale
+
+
+async def test_a_parent_call_statement_is_still_godot3(retriever, evidence_judge):
+    _, out = await _judge(retriever, evidence_judge, "func _ready():\n\tprint(1)\n\t._ready()\n")
+    assert out.judgment.version_signal == "godot3"
+
+
+def test_docs_evidence_says_which_version_it_quotes(retriever):
+    inp = judge_input(retriever, gd_chunks("func f():\n\tInput.get_mouse_mode()\n\tvar n = Spatial.new()\n")[-1])
+    assert inp.evidence.doc_evidence
+    assert all(h.metadata.get("doc_version") in ("stable", "3.4") for h in inp.evidence.doc_evidence)
+
+
+def test_the_validator_rejects_an_api_only_3_4_defines(retriever, api):
+    from agent.apiindex import ApiIndex
+
+    complete = ApiIndex([e for k in api._members.values() for e in k] + list(api._classes.values()),
+                        [], complete_v4=True)
+    chunk = gd_chunks("func f():\n\tvar n = Spatial.new()\n")[-1]
+    inp = judge_input(retriever, chunk)
+    inp.project = build_project_context({}, complete)
+    bad = Judgment(version_signal="godot3", label="migration_required", migration_required=True, confidence=0.8,
+                   rationale="r", suggested_changes=[SuggestedChange(old="Spatial.new()", new="Camera.new()",
+                                                                     change_type="rename", evidence_id="")])
+    failures = recommendation_failures(bad, inp, code_facts(inp.chunk, inp.evidence, inp.project))
+    assert any("'Camera', which only the Godot 3.4 reference defines" in f for f in failures), failures
