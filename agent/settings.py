@@ -37,6 +37,14 @@ def env_float(name: str, default: float) -> float:
         raise ValueError(f"{name} must be a number, got {raw!r}") from exc
 
 
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of `choices`; anything else is an error that names the variable."""
+    raw = (env_value(name, default) or default).lower()
+    if raw not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """Infrastructure settings. Every field maps to a `GODOT_RAG_*` variable (see README)."""
@@ -62,7 +70,7 @@ class Settings:
     """GODOT_RAG_RENAMES_FILE: converter rename tables; default ../shared/godot-data/renames_3_to_4.json."""
     llm_base_url: str | None = None
     """GODOT_RAG_LLM_BASE_URL: OpenAI-compatible endpoint (vLLM), e.g. http://vllm:8000/v1."""
-    llm_model: str = "Qwen/Qwen2.5-7B-Instruct"
+    llm_model: str = "Qwen/Qwen3.6-35B-A3B-FP8"
     """GODOT_RAG_LLM_MODEL."""
     llm_api_key: str = "EMPTY"
     """GODOT_RAG_LLM_API_KEY: sent as the bearer token; never logged."""
@@ -84,6 +92,14 @@ class Settings:
     """GODOT_RAG_CLONE_TIMEOUT: seconds for a GitHub clone."""
     discord_token: str | None = None
     """DISCORD_TOKEN: the bot token; never echoed."""
+    llm_chat_template_kwargs: str = "auto"
+    """GODOT_RAG_LLM_CHAT_TEMPLATE_KWARGS: auto (send `chat_template_kwargs`, drop them for good if the
+    endpoint refuses them), always or never. Qwen 3.x reads `enable_thinking` from them."""
+    answer_thinking: bool = False
+    """GODOT_RAG_ANSWER_THINKING: 1 lets Qwen think before writing the answer (slower, per-chunk
+    judgments always run with thinking off)."""
+    answer_max_tokens: int = 1200
+    """GODOT_RAG_ANSWER_MAX_TOKENS: cap on the LLM-written answer."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -102,7 +118,7 @@ class Settings:
             docs_dir=Path(docs).resolve() if docs else default_docs_dir(),
             renames_file=Path(renames).resolve() if renames else default_renames_file(),
             llm_base_url=env_value("GODOT_RAG_LLM_BASE_URL"),
-            llm_model=env_value("GODOT_RAG_LLM_MODEL", "Qwen/Qwen2.5-7B-Instruct"),
+            llm_model=env_value("GODOT_RAG_LLM_MODEL", "Qwen/Qwen3.6-35B-A3B-FP8"),
             llm_api_key=env_value("GODOT_RAG_LLM_API_KEY", "EMPTY"),
             llm_timeout=env_float("GODOT_RAG_LLM_TIMEOUT", 60.0),
             llm_max_concurrency=env_int("GODOT_RAG_LLM_MAX_CONCURRENCY", 4),
@@ -113,6 +129,10 @@ class Settings:
             max_files=env_int("GODOT_RAG_MAX_FILES", 2_000),
             clone_timeout=env_float("GODOT_RAG_CLONE_TIMEOUT", 60.0),
             discord_token=env_value("DISCORD_TOKEN"),
+            llm_chat_template_kwargs=env_choice("GODOT_RAG_LLM_CHAT_TEMPLATE_KWARGS", "auto",
+                                                ("auto", "always", "never")),
+            answer_thinking=env_value("GODOT_RAG_ANSWER_THINKING", "0") in ("1", "true", "yes", "on"),
+            answer_max_tokens=env_int("GODOT_RAG_ANSWER_MAX_TOKENS", 1200),
         )
 
     def with_(self, **changes: object) -> Settings:
