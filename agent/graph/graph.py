@@ -1,4 +1,4 @@
-"""The analysis graph: intent -> expand -> parse -> (retrieve -> judge -> validate)* -> aggregate.
+"""The analysis graph: intent -> expand -> parse -> (retrieve -> judge -> validate)* -> aggregate -> answer.
 
 Only wiring lives here. Compile it with an `AsyncPostgresSaver` keyed by `thread_id = run_id`
 (see agent.graph.service); `build_graph(None)` compiles without checkpoints (bench baseline).
@@ -12,6 +12,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.graph.context import GraphContext
 from agent.graph.nodes.aggregate import aggregate
+from agent.graph.nodes.answer import answer
 from agent.graph.nodes.expand import expand
 from agent.graph.nodes.intent import intent
 from agent.graph.nodes.judge import judge
@@ -34,6 +35,7 @@ def build_graph(checkpointer: Any = None):
     g.add_node("judge", judge)
     g.add_node("validate", validate)
     g.add_node("aggregate", aggregate)
+    g.add_node("answer", answer)
     g.add_edge(START, "intent")
     g.add_edge("intent", "expand")
     g.add_edge("expand", "parse")
@@ -41,5 +43,6 @@ def build_graph(checkpointer: Any = None):
     g.add_edge("retrieve", "judge")
     g.add_edge("judge", "validate")
     g.add_conditional_edges("validate", next_window, ["retrieve", "aggregate"])
-    g.add_edge("aggregate", END)
+    g.add_edge("aggregate", "answer")
+    g.add_edge("answer", END)
     return g.compile(checkpointer=checkpointer, name=GRAPH_NAME)

@@ -135,6 +135,8 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
             "total": len(rows),
         },
     }
+    if (run.get("verdict") or {}).get("answer"):  # written by the answer node (agent.answer)
+        report["answer"] = run["verdict"]["answer"]
     if run.get("source_origin") == "pasted_snippet":
         text = await store.file_text(run_id)
         report["direct_answer"] = direct_answer(text or "", rows, verdict)
