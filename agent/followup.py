@@ -20,7 +20,8 @@ from typing import Any
 from agent.answer.check import InheritedProperties, Retrieve, drop_inherited_zero_vars, code_failures
 from agent.answer.inputs import AnswerInput, evidence_pool
 from agent.answer.phrases import answer_language, phrase
-from agent.answer.template import Citations, change_lines, explain_chunk_lines, sources_lines, where, why_lines
+from agent.answer.template import Citations, add_api_docs, change_lines, explain_chunk_lines, sources_lines, where, \
+    why_lines
 from agent.models import EvidenceBundle, RetrieverQuery
 
 ChunkDict = Mapping[str, Any]
@@ -182,6 +183,7 @@ def _with_sources(lines: list[str], cites: Citations, language: str) -> str:
 def explain(chunk: ChunkDict, ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
     """The chunk's code, what it does (from the docs of what it calls), and why it was judged so."""
     inp = _input(ctx, question, language)
+    add_api_docs(inp, ctx.retrieve, [chunk["chunk_id"]])
     cites = Citations(inp.evidence)
     code = ctx.chunk_texts.get(chunk["chunk_id"], "")
     lines = [_head(chunk)]
@@ -272,7 +274,7 @@ async def answer_followup(question: str, report: Mapping[str, Any], *, chunk_tex
     if how == "file":
         return why_flagged(chunks, ctx, question, language)
     if chunks:
-        return explain(chunks[0], ctx, question, language)
+        return await asyncio.to_thread(explain, chunks[0], ctx, question, language)
     return general(report, language)
 
 

@@ -7,6 +7,7 @@ answer node stores it in the run, so the report carries it under the additive ke
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,6 +15,7 @@ from agent.answer.check import InheritedProperties
 from agent.answer.inputs import AnswerInput, answer_input, docs_ids, load_docs_contents
 from agent.answer.llm import TokenSink
 from agent.answer.model import Answer, Citation
+from agent.answer.template import add_api_docs
 from agent.answer.writer import write_answer
 from agent.settings import Settings
 
@@ -41,6 +43,8 @@ async def answer_run(store: Any, report: Mapping[str, Any], *, settings: Setting
                      dimension: str | None = None, on_token: TokenSink | None = None) -> Answer:
     """The validated answer for a stored run (see module docstring)."""
     inp = await run_input(store, report, prompt=prompt, history=history, dimension=dimension)
+    if retriever is not None and inp.task_type in ("explain", "general"):
+        await asyncio.to_thread(add_api_docs, inp, retriever.retrieve)
     props = InheritedProperties(retriever.pool) if retriever is not None else None
     return await write_answer(inp, settings=settings, retrieve=retriever.retrieve if retriever is not None else None,
                               props=props, on_token=on_token)

@@ -56,14 +56,9 @@ class InheritedProperties:
         if cls not in self._chains:
             with self.pool.connection() as conn:
                 row = conn.execute(
-                    "SELECT content FROM godot_rag.docs_chunks WHERE doc_type = 'class_reference'"
-                    " AND content LIKE %s AND (symbol = %s OR heading = %s OR symbol IS NULL) ORDER BY id LIMIT 1",
-                    ("%Inherits:%", cls, cls)).fetchone() if cls else None
-                page = conn.execute(
-                    "SELECT content FROM godot_rag.docs_chunks WHERE content LIKE %s ORDER BY id LIMIT 1",
-                    (f"# {cls}\n%Inherits:%",)).fetchone()
-            text = (page or row or {}).get("content", "") if (page or row) else ""
-            m = _INHERITS.search(text.replace("\n", " "))
+                    "SELECT content FROM godot_rag.docs_chunks WHERE doc_type = 'class_reference' AND symbol = %s"
+                    " AND content LIKE %s ORDER BY chunk_id LIMIT 1", (cls, "%Inherits:%")).fetchone()
+            m = _INHERITS.search(" ".join(row["content"].split())) if row else None
             self._chains[cls] = [cls, *[c.strip() for c in m.group(1).split("<")]] if m else [cls]
         return self._chains[cls]
 
@@ -72,7 +67,8 @@ class InheritedProperties:
         names = [f"{c}.{member}" for c in self.chain(cls)]
         with self.pool.connection() as conn:
             row = conn.execute("SELECT symbol FROM godot_rag.docs_chunks WHERE symbol = ANY(%s)"
-                               " AND doc_type = 'class_reference' LIMIT 1", (names,)).fetchone()
+                               " AND doc_type = 'class_reference' AND metadata->>'member_kind' = 'property' LIMIT 1",
+                               (names,)).fetchone()
         return row["symbol"] if row else None
 
 
@@ -188,12 +184,16 @@ def code_failures(code: str, *, retrieve: Retrieve | None, dimension: str = "unk
 
 
 def check_answer(answer: Answer, *, retrieved: set[str], retrieve: Retrieve | None, dimension: str = "unknown",
-                 props: InheritedProperties | None = None) -> list[str]:
-    """Every rule of the module docstring on one answer; [] means it may be shown."""
+                 props: InheritedProperties | None = None, checked: frozenset[str] = frozenset()) -> list[str]:
+    """Every rule of the module docstring on one answer; [] means it may be shown.
+
+    `checked` holds code already validated by `code_failures` (not judged twice).
+    """
     failures = check_format(answer) + check_citations(answer, retrieved)
     blocks = code_blocks(answer.markdown)
     if answer.suggested_code and answer.suggested_code.strip() not in {b.strip() for b in blocks}:
         blocks.append(answer.suggested_code)
-    for block in blocks:
+    done = {c.strip() for c in checked}
+    for block in [b for b in blocks if b.strip() not in done]:
         failures += code_failures(block, retrieve=retrieve, dimension=dimension, props=props)
     return failures

@@ -27,6 +27,8 @@ class EvidenceRef:
     target_api: str | None = None
     content: str = ""
     """The docs text (docs_chunks only, loaded from the knowledge base), used to explain an API."""
+    origin: str = "chunk"
+    """chunk: retrieved for a chunk during the run; answer: retrieved by the answer step for an API the code calls."""
 
 
 @dataclass

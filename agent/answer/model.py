@@ -16,6 +16,8 @@ class Citation(BaseModel):
     evidence_id: str = Field(description="record id of a docs_chunks / api_mapping / label_prototypes hit")
     title: str = ""
     url: str | None = None
+    retrieved_for: Literal["chunk", "answer"] = "chunk"
+    """chunk: in a chunk's evidence; answer: retrieved by the answer step for an API the code calls."""
 
 
 class Answer(BaseModel):

@@ -20,7 +20,11 @@ from agent.judge.lexer import identifiers, lex
 _BRACKET_ID = re.compile(r"\[([^\[\]\s][^\[\]]*)\]")
 _SENTENCE = re.compile(r"(.+?[.!?])(\s|$)", re.S)
 _DOTTED = re.compile(r"\b([A-Z]\w*)\s*\.\s*([A-Za-z_]\w*)")
-_MD = re.compile(r"[`*_#>]|\[([^\]]*)\]\([^)]*\)")
+_SIGNATURE = re.compile(r"[\w\[\]<>:., =&\"'@-]*\([^)]*\)\s*(?:const|static|vararg|virtual|\s)*")
+_VALUE_LINE = re.compile(r"(?:[\w\[\].]+\s+)?[A-Za-z_]\w*\s*=\s*`[^`]*`")
+_BARE_CALL = re.compile(r"(?<![\w.])([a-z_]\w*)\s*\(")
+_EXTENDS = re.compile(r"^extends\s+([A-Za-z_]\w*)", re.M)
+_MD = re.compile(r"`|\*\*|\[([^\]]*)\]\([^)]*\)")
 _AST_KINDS = {"class_extends", "class_name", "signal", "declaration_group", "enum", "function", "inner_class",
               "tool"}
 _MAX_EXPLAINED = 8
@@ -55,20 +59,18 @@ class Citations:
         out = []
         for rid, n in sorted(self.numbers.items(), key=lambda kv: kv[1]):
             ref = self.pool[rid]
-            out.append(Citation(number=n, evidence_id=rid, title=ref.title, url=ref.url))
+            out.append(Citation(number=n, evidence_id=rid, title=ref.title, url=ref.url,
+                                retrieved_for="answer" if ref.origin == "answer" else "chunk"))
         return out
 
 
 def docs_gist(ref: EvidenceRef, limit: int = 220) -> str:
-    """The first sentence of a docs chunk's prose (signature and table lines skipped)."""
-    for line in ref.content.split("\n\n"):
+    """The first sentence of a docs chunk's prose (signature, value, accessor and `Inherits:` lines skipped)."""
+    for line in ref.content.split("\n"):
         text = " ".join(line.split())
-        if not text or text.startswith(("#", "|")) or text.count("`") > 6:
+        if not text or text.startswith(("#", "|", "- ", "Inherits:", "Inherited By:")) or _SIGNATURE.fullmatch(text) \
+                or _VALUE_LINE.fullmatch(text):
             continue
-        if re.fullmatch(r"[\w\[\]<>:., =&\"()-]*\)\s*(const|static|vararg)?\s*", text):
-            continue  # a method signature
-        if re.fullmatch(r"[A-Z_0-9]+\s*=.*", text) and len(text) < 80:
-            continue  # a constant's value line
         m = _SENTENCE.match(text)
         sentence = (m.group(1) if m else text).strip()
         sentence = _MD.sub(lambda mm: mm.group(1) or "", sentence)
@@ -76,19 +78,66 @@ def docs_gist(ref: EvidenceRef, limit: int = 220) -> str:
     return ""
 
 
-def apis_used(code: str, pool: Mapping[str, EvidenceRef]) -> list[EvidenceRef]:
-    """Docs hits for the APIs the code uses in code positions: `Class.member` as written, or a class name."""
+def script_bases(codes: Mapping[str, str], pool: Mapping[str, EvidenceRef]) -> set[str]:
+    """The classes the scripts extend, with their Godot 4 names (`KinematicBody2D` -> `CharacterBody2D`)."""
+    bases = {m.group(1) for code in codes.values() for m in _EXTENDS.finditer(lex(code).masked)}
+    renamed = {r.target_api for r in pool.values() if r.source_api in bases and r.target_api}
+    return bases | {str(t) for t in renamed if re.fullmatch(r"[A-Za-z_]\w*", str(t))}
+
+
+def api_names(code: str, bases: set[str]) -> list[str]:
+    """`Class.member` names the code uses in code positions, bare member calls qualified by the script's base."""
+    masked = lex(code).masked
+    dotted = [f"{a}.{b}" for a, b in _DOTTED.findall(masked)]
+    calls = [f"{b}.{m}" for m in _BARE_CALL.findall(masked) for b in sorted(bases) if not m.startswith("_")]
+    return list(dict.fromkeys(dotted + calls))
+
+
+def add_api_docs(inp: AnswerInput, retrieve, chunk_ids: list[str] | None = None) -> None:
+    """Retrieve the docs of APIs the explained code calls that no chunk's evidence covers (one query).
+
+    What an explanation cites must have been retrieved; these hits are retrieved here, for the answer,
+    and marked so (`origin="answer"`). Only hits whose symbol is one of the asked names are kept.
+    """
+    from agent.models import RetrieverQuery
+
+    if retrieve is None:
+        return
+    bases = script_bases(inp.codes, inp.evidence)
+    have = {r.symbol for r in inp.evidence.values() if r.table == "docs_chunks" and r.content}
+    chunks = [c for c in inp.chunks if c.get("chunk_kind") in _AST_KINDS and c.get("chunk_id") in inp.codes
+              and (chunk_ids is None or c["chunk_id"] in chunk_ids)]
+    wanted = [n for c in chunks[:_MAX_EXPLAINED] for n in api_names(inp.codes[c["chunk_id"]], bases) if n not in have]
+    wanted = list(dict.fromkeys(wanted))[:24]
+    if not wanted:
+        return
+    text = " ".join(wanted)
+    bundle = retrieve(RetrieverQuery(query_text=text, query_terms=wanted, raw_chunk_text=text, task_type="explain",
+                                     api_call_candidates=wanted, prompt_terms=["description"]))
+    for hit in bundle.doc_evidence:
+        md = hit.metadata or {}
+        if md.get("symbol") in wanted and hit.record_id not in inp.evidence:
+            inp.evidence[hit.record_id] = EvidenceRef(
+                evidence_id=hit.record_id, table=hit.table, title=hit.title, url=md.get("source_url"),
+                symbol=md.get("symbol"), content=hit.content, origin="answer")
+
+
+def apis_used(code: str, pool: Mapping[str, EvidenceRef], bases: set[str] | None = None) -> list[EvidenceRef]:
+    """Docs hits for the APIs the code uses in code positions: `Class.member` as written, a class name,
+    or a bare call of a member of the class the script extends (`move_and_slide()` in a CharacterBody2D)."""
     masked = lex(code).masked
     dotted = {f"{a}.{b}" for a, b in _DOTTED.findall(masked)}
     names = set(identifiers(masked))
+    calls = {f"{b}.{m}" for m in _BARE_CALL.findall(masked) for b in bases or ()}
     found: dict[str, EvidenceRef] = {}
     for ref in pool.values():
         if ref.table != "docs_chunks" or not ref.symbol or not ref.content:
             continue
         sym = ref.symbol
-        if sym in dotted or ("." not in sym and sym in names and sym[:1].isupper()):
+        if sym in dotted or sym in calls or ("." not in sym and sym in names and sym[:1].isupper()):
             found.setdefault(sym, ref)
-    order = {s: masked.find(s.split(".")[0]) for s in found}
+    order = {s: masked.find(s.split(".")[0]) if s in dotted or "." not in s else masked.find(s.split(".")[1])
+             for s in found}
     return [found[s] for s in sorted(found, key=lambda s: (order[s], s))][:_MAX_APIS]
 
 
@@ -113,9 +162,11 @@ def explain_chunk_lines(chunk: Mapping[str, Any], code: str, inp: AnswerInput, c
         line = "- " + phrase("extends", lang, name=title, base=base) + (cites.cite(ref.evidence_id) if ref else "")
         gist = docs_gist(ref) if ref else ""
         return [line + (f" {gist}" if gist else "")]
-    used = apis_used(code, inp.evidence)
+    used = apis_used(code, inp.evidence, script_bases(inp.codes, inp.evidence))
     if kind in ("declaration_group", "signal", "enum", "class_name", "tool") and not used:
-        return ["- " + phrase("declares", lang, name=title, lines=_lines(chunk), what=f"`{title}`")]
+        names = re.findall(r"\b(?:var|const|signal|enum|class_name)\s+([A-Za-z_]\w*)", lex(code).masked)
+        what = ", ".join(f"`{n}`" for n in dict.fromkeys(names)) or f"`{title}`"
+        return ["- " + phrase("declares", lang, name=title, lines=_lines(chunk), what=what)]
     if not used:
         return ["- " + phrase("function_plain", lang, name=title, lines=_lines(chunk))]
     out = ["- " + phrase("function", lang, name=title, lines=_lines(chunk))]

@@ -69,8 +69,9 @@ async def write_answer(inp: AnswerInput, *, settings: Settings, retrieve: Retrie
     code, code_notes = await asyncio.to_thread(validated_code, candidate_code(inp), retrieve=retrieve,
                                                dimension=inp.dimension, props=props)
     template = write_template(inp, code=code)
+    checked = frozenset({code} if code else ())
     failures = await asyncio.to_thread(check_answer, template, retrieved=retrieved, retrieve=retrieve,
-                                       dimension=inp.dimension, props=props)
+                                       dimension=inp.dimension, props=props, checked=checked)
     if failures:  # the template's own code failed in context: show the answer without it
         log.warning("template answer failed validation: %s", failures[0])
         template = write_template(inp, code=None)
@@ -85,7 +86,7 @@ async def write_answer(inp: AnswerInput, *, settings: Settings, retrieve: Retrie
         log.info("llm answer fell back: %s", exc.reason)
         return template.model_copy(update={"fallback_reason": exc.reason})
     rejected = await asyncio.to_thread(check_answer, answer, retrieved=retrieved, retrieve=retrieve,
-                                       dimension=inp.dimension, props=props)
+                                       dimension=inp.dimension, props=props, checked=checked)
     if rejected:
         log.info("llm answer rejected: %s", rejected[0])
         return template.model_copy(update={"fallback_reason": f"validation: {rejected[0]}",
