@@ -133,13 +133,18 @@ def drop_inherited_zero_vars(code: str, props: InheritedProperties | None) -> st
     if not m:
         return code
     lines, masked_lines = code.split("\n"), masked.split("\n")
-    out = []
+    out: list[str] = []
+    removed = False
     for line, view in zip(lines, masked_lines):
         var = _MEMBER_VAR.match(view)
         if var and props.has(m.group(1), var.group(1)):
             if not _ZERO_INIT.search(line.split("#", 1)[0].rstrip()) and "=" in view:
                 return None
+            removed = True
             continue
+        if removed and not line.strip() and out and not out[-1].strip():
+            continue  # the removed line leaves one blank line, not two
+        removed = False
         out.append(line)
     return "\n".join(out)
 

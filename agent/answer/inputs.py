@@ -8,7 +8,7 @@ pool holds only what was retrieved during the run: it is the set a citation may 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.answer.phrases import answer_language
@@ -68,6 +68,11 @@ def evidence_pool(chunks: list[Mapping[str, Any]], contents: Mapping[str, str] |
                 url=e.get("source_url"), symbol=e.get("symbol"), source_api=e.get("source_api"),
                 target_api=e.get("target_api"), content=contents.get(rid, ""),
             )
+    for chunk in chunks:  # a mapping has no page of its own: link the docs its change was backed by
+        for c in (chunk.get("judgment") or {}).get("suggested_changes") or []:
+            ref = pool.get(c.get("evidence_id") or "")
+            if ref is not None and ref.url is None and c.get("docs_url"):
+                pool[ref.evidence_id] = replace(ref, url=c["docs_url"])
     return pool
 
 

@@ -22,6 +22,7 @@ _SENTENCE = re.compile(r"(.+?[.!?])(\s|$)", re.S)
 _DOTTED = re.compile(r"\b([A-Z]\w*)\s*\.\s*([A-Za-z_]\w*)")
 _SIGNATURE = re.compile(r"[\w\[\]<>:., =&\"'@-]*\([^)]*\)\s*(?:const|static|vararg|virtual|\s)*")
 _VALUE_LINE = re.compile(r"(?:[\w\[\].]+\s+)?[A-Za-z_]\w*\s*=\s*`[^`]*`")
+_BACKED_BY = re.compile(r"\s*Backed by [^\s,]+(?:,\s*[^\s,]+)*\.")  # the ids are cited as numbers instead
 _BARE_CALL = re.compile(r"(?<![\w.])([a-z_]\w*)\s*\(")
 _EXTENDS = re.compile(r"^extends\s+([A-Za-z_]\w*)", re.M)
 _MD = re.compile(r"`|\*\*|\[([^\]]*)\]\([^)]*\)")
@@ -94,7 +95,7 @@ def api_names(code: str, bases: set[str]) -> list[str]:
 
 
 def add_api_docs(inp: AnswerInput, retrieve, chunk_ids: list[str] | None = None) -> None:
-    """Retrieve the docs of APIs the explained code calls that no chunk's evidence covers (one query).
+    """Retrieve the docs of APIs the explained code calls that no chunk's evidence covers.
 
     What an explanation cites must have been retrieved; these hits are retrieved here, for the answer,
     and marked so (`origin="answer"`). Only hits whose symbol is one of the asked names are kept.
@@ -108,18 +109,16 @@ def add_api_docs(inp: AnswerInput, retrieve, chunk_ids: list[str] | None = None)
     chunks = [c for c in inp.chunks if c.get("chunk_kind") in _AST_KINDS and c.get("chunk_id") in inp.codes
               and (chunk_ids is None or c["chunk_id"] in chunk_ids)]
     wanted = [n for c in chunks[:_MAX_EXPLAINED] for n in api_names(inp.codes[c["chunk_id"]], bases) if n not in have]
-    wanted = list(dict.fromkeys(wanted))[:24]
-    if not wanted:
-        return
-    text = " ".join(wanted)
-    bundle = retrieve(RetrieverQuery(query_text=text, query_terms=wanted, raw_chunk_text=text, task_type="explain",
-                                     api_call_candidates=wanted, prompt_terms=["description"]))
-    for hit in bundle.doc_evidence:
-        md = hit.metadata or {}
-        if md.get("symbol") in wanted and hit.record_id not in inp.evidence:
-            inp.evidence[hit.record_id] = EvidenceRef(
-                evidence_id=hit.record_id, table=hit.table, title=hit.title, url=md.get("source_url"),
-                symbol=md.get("symbol"), content=hit.content, origin="answer")
+    for name in list(dict.fromkeys(wanted))[:12]:  # one query per name: mixed names dilute the exact match
+        bundle = retrieve(RetrieverQuery(query_text=name, query_terms=[name], raw_chunk_text=name,
+                                         task_type="explain", api_call_candidates=[name], prompt_terms=["description"]))
+        for hit in bundle.doc_evidence:
+            md = hit.metadata or {}
+            if md.get("symbol") == name and hit.record_id not in inp.evidence:
+                inp.evidence[hit.record_id] = EvidenceRef(
+                    evidence_id=hit.record_id, table=hit.table, title=hit.title, url=md.get("source_url"),
+                    symbol=name, content=hit.content, origin="answer")
+                break
 
 
 def apis_used(code: str, pool: Mapping[str, EvidenceRef], bases: set[str] | None = None) -> list[EvidenceRef]:
@@ -205,7 +204,7 @@ def why_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citation
     out: list[str] = []
     for chunk in [c for c in chunks if (c.get("judgment") or {}).get("version_signal") in ("godot3", "godot4")][:limit]:
         j = chunk["judgment"]
-        rationale = cites.in_text(str(j.get("rationale") or "")).strip()
+        rationale = cites.in_text(_BACKED_BY.sub("", str(j.get("rationale") or ""))).strip()
         extra = "".join(cites.cite(i) for i in j.get("evidence_ids") or [] if i not in cites.numbers)
         if j["version_signal"] == "godot3":
             out.append("- " + phrase("reason_godot3", inp.language, where=where(chunk)) + f" {rationale}{extra}")

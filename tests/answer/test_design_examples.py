@@ -43,7 +43,8 @@ def assert_citations_resolve(report: dict) -> None:
     for c in answer["citations"]:
         if c["retrieved_for"] == "chunk":
             assert c["evidence_id"] in retrieved, c
-            assert c["url"] == retrieved[c["evidence_id"]]["source_url"]
+            own = retrieved[c["evidence_id"]]["source_url"]
+            assert c["url"] == own or (own is None and (c["url"] is None or c["url"].startswith("https://")))
         else:  # retrieved by the answer step for an API the code calls: a docs page
             assert c["url"] and c["url"].startswith("https://docs.godotengine.org/"), c
         assert f"[{c['number']}]" in answer["markdown"]

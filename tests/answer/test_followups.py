@@ -32,7 +32,7 @@ async def test_why_is_a_file_flagged_gives_reasons_in_plain_words(answer_service
     why = await answer_for_run(answer_service, report["run_id"], "why is mob.gd flagged?")
     print("\n" + why.text)
     assert "mob.gd` is flagged because" in why.text and "KinematicBody2D" in why.text
-    assert "Sources:" in why.text and re.search(r"\[1\] .+ — https://", why.text)
+    assert "Sources:" in why.text and re.search(r"\[\d+\] .+ — https://", why.text)
     assert "rationale:" not in why.text and "search cues" not in why.text  # no debug dump
     hud = await answer_for_run(answer_service, report["run_id"], "why is hud.gd flagged?")
     assert "not flagged" in hud.text
