@@ -105,6 +105,14 @@ class BotStore:
         row = await self._one(f"SELECT {_COLUMNS} FROM godot_rag.bot_runs WHERE run_id = %s", (run_id,))
         return BotRun.from_row(row) if row else None
 
+    async def for_thread(self, thread_id: int) -> BotRun | None:
+        """The newest run whose progress and result went to this Discord thread (for follow-ups), or None."""
+        row = await self._one(
+            f"SELECT {_COLUMNS} FROM godot_rag.bot_runs WHERE thread_id = %s ORDER BY created_at DESC LIMIT 1",
+            (thread_id,),
+        )
+        return BotRun.from_row(row) if row else None
+
     async def unposted(self) -> list[BotRun]:
         """Runs whose result was never posted (oldest first): what a restart must finish."""
         rows = await self._all(

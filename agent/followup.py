@@ -1,9 +1,12 @@
-"""Follow-up questions about a finished run, answered from the stored report plus retrieval.
+"""Follow-up questions about a finished run, answered from the stored run in the question's language.
 
 A thread that already holds a run gets questions like "why is mob.gd flagged?", "explain chunk 4"
-or "show me the Godot 4 version of _physics_process". They are answered from the stored per-chunk
-results (never by re-running the analysis); retrieval only adds docs for the names involved.
-Front doors (web UI, Discord) call `is_followup` and `answer_followup` and render the markdown.
+or "show me the Godot 4 version". They are answered from the stored per-chunk results (never by
+re-running the analysis): reasons come from the validated judgments and cite the evidence that was
+retrieved for them; explanations are built from the docs of the APIs the code calls; a Godot 4
+version is one code block that passed the answer validator (re-parsed, re-judged, no inherited
+member redeclared). A question that names no chunk may refer to the one the conversation was
+about (the thread's memory). Front doors (web UI, Discord) call `is_followup` and `answer_for_run`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.answer.check import InheritedProperties, Retrieve, drop_inherited_zero_vars, code_failures
+from agent.answer.inputs import AnswerInput, evidence_pool
+from agent.answer.phrases import answer_language, phrase
+from agent.answer.template import Citations, add_api_docs, change_lines, explain_chunk_lines, sources_lines, where, \
+    why_lines
 from agent.models import EvidenceBundle, RetrieverQuery
 
 ChunkDict = Mapping[str, Any]
@@ -28,10 +36,10 @@ _CHUNK_NO = re.compile(r"(?:chunk|청크|块|片段|фрагмент\w*|кусо
 _FILE = re.compile(r"[\w./-]+\.(?:gd|tscn|tres|godot|cfg|import)\b")
 _IDENT = re.compile(r"\b_?[A-Za-z_][A-Za-z0-9_]{2,}\b")
 _WANTS_CODE = re.compile(
-    r"godot\s*4\s*(version|code|equivalent)|convert|rewrite|port\b|migrate|변환|바꿔|转换|改写|迁移|перепиш|конверт",
+    r"godot\s*4\s*(version|code|equivalent)|convert|rewrite|port\b|migrate|변환|바꿔|转换|改写|迁移|перепиш|конверт"
+    r"|godot\s*4\s*\S{0,3}\s*(버전|코드|版本|代码|верси|код)",
     re.I,
 )
-_WHY = re.compile(r"\bwhy\b|flag|explain|왜|설명|为什么|解释|почему|объясн", re.I)
 
 
 @dataclass
@@ -41,7 +49,9 @@ class FollowupAnswer:
     text: str
     chunk_ids: list[str] = field(default_factory=list)
     code: str | None = None
-    """A Godot 4 version of the chunk, when asked for and a migration applies."""
+    """A validated Godot 4 version of the chunk or file, when asked for and a migration applies."""
+    validation_failures: list[str] = field(default_factory=list)
+    """Why a Godot 4 version was withheld (the answer validator's rules), if it was."""
 
 
 def is_followup(text: str, *, has_run: bool) -> bool:
@@ -59,12 +69,8 @@ def chunk_number_of(chunk: ChunkDict) -> int:
     return int(chunk.get("chunk_order", 0)) + 1
 
 
-def _where(chunk: ChunkDict) -> str:
-    start, end = chunk.get("start_line"), chunk.get("end_line")
-    lines = f"L{start}" if start == end else f"L{start}-L{end}"
-    path = chunk.get("source_file", "")
-    path = "snippet.gd" if str(path).startswith("pasted://") else path
-    return f"#{chunk_number_of(chunk)} {path} {lines}"
+def _head(chunk: ChunkDict) -> str:
+    return f"**#{chunk_number_of(chunk)} {where(chunk)}** (`{chunk.get('name') or chunk.get('chunk_kind')}`)"
 
 
 def _name(chunk: ChunkDict) -> str:
@@ -129,137 +135,208 @@ def godot4_version(code: str, items: Sequence[Mapping[str, Any]]) -> str | None:
     return result if result != code else None
 
 
-def _evidence_lines(chunk: ChunkDict, limit: int = 4) -> list[str]:
-    lines = []
-    for e in (chunk.get("evidence") or [])[:limit]:
-        title = e.get("title") or e.get("record_id")
-        if e.get("source_api") and e.get("target_api"):
-            title = f"{e['source_api']} → {e['target_api']}"
-        link = f" ([docs]({e['source_url']}))" if e.get("source_url") else ""
-        lines.append(f"  - {e.get('table')}: {title}{link}")
-    return lines
+@dataclass
+class FollowupContext:
+    """What a follow-up may read: the stored run and, optionally, retrieval and the API index."""
+
+    report: Mapping[str, Any]
+    chunk_texts: Mapping[str, str] = field(default_factory=dict)
+    contents: Mapping[str, str] = field(default_factory=dict)
+    """docs_chunks id -> docs text of the run's evidence (for explanations)."""
+    file_texts: Mapping[str, str] = field(default_factory=dict)
+    """path -> file text, for a whole-file Godot 4 version."""
+    retrieve: Retrieve | None = None
+    props: InheritedProperties | None = None
+    dimension: str = "unknown"
+    history: list[tuple[str, str]] = field(default_factory=list)
 
 
-def explain_chunk(chunk: ChunkDict, report: Mapping[str, Any], code: str | None = None) -> str:
-    """Why a chunk was judged the way it was: signal, label, rationale, evidence, changes."""
-    j = chunk.get("judgment") or {}
-    status = chunk.get("status")
-    if not j:
-        return f"**{_where(chunk)}** is not judged yet (status: {status})."
-    migration = "needs migration" if j.get("migration_required") else "needs no migration"
-    out = [
-        f"**{_where(chunk)}** (`{chunk.get('name') or chunk.get('chunk_kind')}`): signal **{j.get('version_signal')}**, label "
-        f"`{j.get('label')}`, {migration} (confidence {j.get('confidence', 0):.2f}).",
-        f"- rationale: {j.get('rationale', '')}",
-    ]
-    if chunk.get("query_terms"):
-        out.append("- search cues: " + ", ".join(f"`{t}`" for t in chunk["query_terms"][:12]))
-    ev = _evidence_lines(chunk)
-    if ev:
-        out += ["- evidence:", *ev]
-    for item in _items_for(report, chunk):
-        note = f" — {item['note']}" if item.get("note") else ""
-        new = item.get("new") or "(no one-to-one replacement)"
-        out.append(f"- change: `{item.get('old')}` → `{new}`{note}")
+def _language(question: str, report: Mapping[str, Any]) -> str:
+    from agent.intent import detect_language
+
+    lang = detect_language(question)
+    return answer_language(lang if lang != "unknown" else (report.get("intent") or {}).get("language"))
+
+
+def _input(ctx: FollowupContext, question: str, language: str) -> AnswerInput:
+    chunks = list(ctx.report.get("chunks") or [])
+    return AnswerInput(prompt=question, task_type="explain", language=language,
+                       verdict=dict(ctx.report.get("verdict") or {}), chunks=chunks, codes=dict(ctx.chunk_texts),
+                       evidence=evidence_pool(chunks, ctx.contents), dimension=ctx.dimension)
+
+
+def checked_code(code: str | None, ctx: FollowupContext) -> tuple[str | None, list[str]]:
+    """Suggested code validated like any answer's: fixed where mechanical, else withheld with the reasons."""
+    if not code:
+        return None, []
+    fixed = drop_inherited_zero_vars(code, ctx.props)
+    failures = code_failures(fixed if fixed is not None else code, retrieve=ctx.retrieve, dimension=ctx.dimension,
+                             props=ctx.props)
+    return (None, failures) if failures or fixed is None else (fixed, [])
+
+
+def _with_sources(lines: list[str], cites: Citations, language: str) -> str:
+    src = sources_lines(cites.records())
+    return "\n".join([*lines, *(["", phrase("sources", language), *src] if src else [])])
+
+
+def explain(chunk: ChunkDict, ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
+    """The chunk's code, what it does (from the docs of what it calls), and why it was judged so."""
+    inp = _input(ctx, question, language)
+    add_api_docs(inp, ctx.retrieve, [chunk["chunk_id"]])
+    cites = Citations(inp.evidence)
+    code = ctx.chunk_texts.get(chunk["chunk_id"], "")
+    lines = [_head(chunk)]
     if code:
-        out += ["", "```gdscript", code.rstrip(), "```"]
-    return "\n".join(out)
+        lines += ["", "```gdscript", code.rstrip("\n"), "```"]
+    lines += ["", phrase("what_it_does", language), *explain_chunk_lines(chunk, code, inp, cites)]
+    why = why_lines([chunk], inp, cites)
+    if why:
+        lines += ["", phrase("why", language), *why]
+    if _is_flagged(chunk):
+        lines += ["", phrase("steps", language), *change_lines([chunk], inp, cites)]
+    return FollowupAnswer(_with_sources(lines, cites, language), [chunk["chunk_id"]])
 
 
-def _docs_from_bundle(bundle: EvidenceBundle, limit: int = 5) -> list[str]:
-    out = []
-    for hit in bundle.all_hits()[:limit]:
-        url = hit.metadata.get("source_url") or hit.metadata.get("docs_url")
-        link = f" ([docs]({url}))" if url else ""
-        out.append(f"- {hit.table}: {hit.title}{link}")
-    return out
+def why_flagged(chunks: list[ChunkDict], ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
+    """Evidence-backed reasons, in plain words, for a file or chunks."""
+    path = str(chunks[0].get("source_file"))
+    flagged = [c for c in chunks if _is_flagged(c)]
+    if not flagged:
+        signals = ", ".join(sorted({(c.get("judgment") or {}).get("version_signal") or "?" for c in chunks}))
+        return FollowupAnswer(phrase("not_flagged", language, where=path, signals=signals),
+                              [c["chunk_id"] for c in chunks])
+    inp = _input(ctx, question, language)
+    cites = Citations(inp.evidence)
+    lines = [f"`{path}` is flagged because {len(flagged)} of its {len(chunks)} chunks use Godot 3 API."
+             if language == "en" else phrase("reason_godot3", language, where=path)]
+    lines += why_lines(flagged, inp, cites, limit=8)
+    changes = change_lines(flagged, inp, cites)
+    if changes:
+        lines += ["", phrase("steps", language), *changes]
+    return FollowupAnswer(_with_sources(lines, cites, language), [c["chunk_id"] for c in flagged])
 
 
-def _query(text: str, terms: list[str], prompt: str) -> RetrieverQuery:
-    return RetrieverQuery(query_text=text, query_terms=terms, raw_chunk_text=text, task_type="explain",
-                          prompt_terms=[t for t in ("Godot 4",) if prompt])
+def godot4_code(chunks: list[ChunkDict], ctx: FollowupContext, language: str) -> FollowupAnswer:
+    """One code block: the Godot 4 version of a chunk, or of a whole file when several chunks are asked."""
+    from agent.graph.verdict import suggested_snippet
 
-
-async def answer_followup(
-    question: str,
-    report: Mapping[str, Any],
-    *,
-    chunk_texts: Mapping[str, str] | None = None,
-    retrieve: RetrieveFn | None = None,
-) -> FollowupAnswer:
-    """Answer from the stored run; `retrieve` (a sync Retriever.retrieve) only adds docs.
-
-    `chunk_texts` maps chunk_id -> code text (from the run's stored chunks), needed to show a
-    Godot 4 version of a function.
-    """
-    chunk_texts = chunk_texts or {}
-    chunks, how = find_chunks(question, report)
-    if how == "number" and not chunks:
-        total = len(report.get("chunks") or [])
-        return FollowupAnswer(f"This run has chunks #1 to #{total}; which one do you mean?")
-    if how == "file":
-        flagged = [c for c in chunks if _is_flagged(c)]
-        path = chunks[0].get("source_file")
-        if not flagged:
-            signals = sorted({(c.get("judgment") or {}).get("version_signal", "?") for c in chunks})
-            return FollowupAnswer(
-                f"`{path}` is not flagged: its {len(chunks)} chunks were judged {', '.join(signals)}, "
-                "with no Godot 3 API found.",
-                [c["chunk_id"] for c in chunks],
-            )
-        head = f"`{path}` is flagged because {len(flagged)} of its {len(chunks)} chunks use Godot 3 API:"
-        body = [explain_chunk(c, report) for c in flagged[:6]]
-        return FollowupAnswer("\n\n".join([head, *body]), [c["chunk_id"] for c in flagged])
-    if chunks:
+    ids = [c["chunk_id"] for c in chunks]
+    if not any(_is_flagged(c) for c in chunks):
+        return FollowupAnswer(_head(chunks[0]) + "\n\n" + phrase("already_godot4", language) if len(chunks) == 1
+                              else phrase("already_godot4", language), ids)
+    path = str(chunks[0].get("source_file"))
+    candidate = None
+    if len(chunks) > 1 and path in ctx.file_texts:
+        rows = [{**c, "status": "done", "code_text": ctx.chunk_texts.get(c["chunk_id"], "")} for c in chunks]
+        candidate = suggested_snippet(ctx.file_texts[path], rows)
+    elif len(chunks) == 1:
         chunk = chunks[0]
-        code = None
-        if _WANTS_CODE.search(question):
-            original = chunk_texts.get(chunk["chunk_id"])
-            code = (chunk.get("judgment") or {}).get("suggested_code")
-            if not code and original:
-                code = godot4_version(original, _items_for(report, chunk))
-            if code is None and original and not _is_flagged(chunk):
-                text = explain_chunk(chunk, report) + "\n\nThis code is already valid Godot 4; nothing to convert."
-                return FollowupAnswer(text, [chunk["chunk_id"]])
-        text = explain_chunk(chunk, report, code)
-        if retrieve is not None and chunk.get("judgment", {}).get("migration_required"):
-            targets = [str(i["new"]) for i in _items_for(report, chunk) if i.get("new")]
-            if targets:
-                bundle = await asyncio.to_thread(retrieve, _query(" ".join(targets), targets, question))
-                docs = _docs_from_bundle(bundle, 3)
-                if docs:
-                    text += "\n\nGodot 4 docs for the replacements:\n" + "\n".join(docs)
-        return FollowupAnswer(text, [chunk["chunk_id"]], code)
-    return await _general(question, report, retrieve)
+        candidate = (chunk.get("judgment") or {}).get("suggested_code") or godot4_version(
+            ctx.chunk_texts.get(chunk["chunk_id"], ""), _items_for(ctx.report, chunk))
+    code, failures = checked_code(candidate, ctx)
+    head = _head(chunks[0]) if len(chunks) == 1 else f"**{where({**chunks[0], 'end_line': chunks[-1].get('end_line')})}**"
+    if code is None:
+        inp = _input(ctx, "", language)
+        cites = Citations(inp.evidence)
+        lines = [head, "", phrase("no_code", language), "", phrase("steps", language),
+                 *change_lines([c for c in chunks if _is_flagged(c)], inp, cites)]
+        return FollowupAnswer(_with_sources(lines, cites, language), ids, None, failures)
+    return FollowupAnswer(f"{head}\n\n```gdscript\n{code.rstrip()}\n```", ids, code)
 
 
-async def _general(question: str, report: Mapping[str, Any], retrieve: RetrieveFn | None) -> FollowupAnswer:
-    """No chunk named: summarise the run and search the docs for the question."""
+def _chunks_from_history(ctx: FollowupContext) -> list[ChunkDict]:
+    """The chunk(s) the conversation was last about, if the user named one earlier in the thread."""
+    for role, text in reversed(ctx.history):
+        if role == "user":
+            chunks, how = find_chunks(text, ctx.report)
+            if chunks and how != "none":
+                return chunks
+    return []
+
+
+async def answer_followup(question: str, report: Mapping[str, Any], *, chunk_texts: Mapping[str, str] | None = None,
+                          retrieve: RetrieveFn | None = None, ctx: FollowupContext | None = None) -> FollowupAnswer:
+    """Answer from the stored run (see module docstring); `retrieve` is a sync Retriever.retrieve."""
+    ctx = ctx or FollowupContext(report=report, chunk_texts=chunk_texts or {}, retrieve=retrieve)
+    language = _language(question, report)
+    chunks, how = find_chunks(question, report)
+    wants_code = bool(_WANTS_CODE.search(question))
+    if how == "number" and not chunks:
+        return FollowupAnswer(phrase("which_chunk", language, total=len(report.get("chunks") or [])))
+    if how == "none":
+        chunks = _chunks_from_history(ctx) if wants_code or re.search(r"\bit\b|그거|这个|это", question, re.I) else []
+        if not chunks and wants_code:
+            chunks = _whole_source(report)
+        how = "history" if chunks else "none"
+    if chunks and wants_code:
+        return await asyncio.to_thread(godot4_code, chunks, ctx, language)
+    if how == "file":
+        return why_flagged(chunks, ctx, question, language)
+    if chunks:
+        return await asyncio.to_thread(explain, chunks[0], ctx, question, language)
+    return general(report, language)
+
+
+def _whole_source(report: Mapping[str, Any]) -> list[ChunkDict]:
+    """"Show me the Godot 4 version" with nothing named: the one file of the run, or the one flagged file."""
+    chunks = list(report.get("chunks") or [])
+    files = {c.get("source_file") for c in chunks if str(c.get("source_file", "")).endswith(".gd")}
+    flagged = {c.get("source_file") for c in chunks if _is_flagged(c)}
+    target = next(iter(files)) if len(files) == 1 else (next(iter(flagged)) if len(flagged) == 1 else None)
+    return [c for c in chunks if c.get("source_file") == target] if target else []
+
+
+def general(report: Mapping[str, Any], language: str) -> FollowupAnswer:
+    """No chunk named: the verdict, the flagged chunks, and how to ask about one."""
     verdict = report.get("verdict") or {}
+    label = verdict.get("label") or "ambiguous"
     flagged = [c for c in report.get("chunks") or [] if _is_flagged(c)]
-    out = [f"This thread's run is **{verdict.get('label', report.get('status'))}**."]
+    key = f"verdict_{label}" if label in ("godot3", "godot4", "mixed") else "verdict_ambiguous"
+    out = [phrase(key, language)]
     if flagged:
-        out.append("Flagged chunks: " + ", ".join(
-            f"{_where(c)} (`{c.get('name') or c.get('chunk_kind')}`)" for c in flagged[:8]) + ".")
-    out.append('Ask about one of them, e.g. "explain chunk 2" or "why is player.gd flagged?".')
-    if retrieve is not None:
-        terms = [t for t in _IDENT.findall(question) if any(ch.isupper() for ch in t) or "_" in t][:8]
-        bundle = await asyncio.to_thread(retrieve, _query(question, terms, question))
-        docs = _docs_from_bundle(bundle)
-        if docs:
-            out += ["", "From the Godot docs:", *docs]
+        out.append(phrase("flagged_list", language, items=", ".join(
+            f"#{chunk_number_of(c)} {where(c)} (`{c.get('name') or c.get('chunk_kind')}`)" for c in flagged[:8])))
+    out.append(phrase("ask_more", language))
     return FollowupAnswer("\n".join(out), [c["chunk_id"] for c in flagged[:8]])
 
 
-async def answer_for_run(service: Any, run_id: str, question: str) -> FollowupAnswer:
-    """Answer a follow-up about a stored run through an `AnalysisService` (report, chunk texts, retriever)."""
+async def followup_context(service: Any, run_id: str, question: str,
+                           history: list[tuple[str, str]] | None = None) -> FollowupContext:
+    """Everything a follow-up reads, from an `AnalysisService`'s store and retriever."""
+    from agent.answer.inputs import docs_ids, load_docs_contents
+    from agent.judge.dimension import detect_project_dimension
+
     report = await service.report(run_id)
-    chunks, _ = find_chunks(question, report)
-    texts: dict[str, str] = {}
-    if chunks:
-        loaded = await service.store.load_chunks(run_id, [c["chunk_id"] for c in chunks])
-        texts = {c.chunk_id: c.code_text for c in loaded}
+    store = service.store
+    rows = await store.chunk_rows(run_id)
+    texts = {r["chunk_id"]: r.get("code_text") or "" for r in rows}
+    chunks = await store.load_chunks(run_id, list(texts))
+    files = {f["path"] for f in await store.files(run_id) if f.get("included") and str(f["path"]).endswith(".gd")}
+    file_texts = {p: t for p in files if (t := await store.file_text(run_id, p)) is not None}
     retriever = getattr(service, "retriever", None)
-    return await answer_followup(
-        question, report, chunk_texts=texts, retrieve=retriever.retrieve if retriever is not None else None
+    return FollowupContext(
+        report=report, chunk_texts=texts, contents=await load_docs_contents(store.pool, docs_ids(report["chunks"])),
+        file_texts=file_texts, retrieve=retriever.retrieve if retriever is not None else None,
+        props=InheritedProperties(retriever.pool) if retriever is not None else None,
+        dimension=detect_project_dimension(chunks), history=list(history or []),
     )
+
+
+async def answer_for_run(service: Any, run_id: str, question: str, history: list[tuple[str, str]] | None = None,
+                         on_token: Callable[[str], Any] | None = None) -> FollowupAnswer:
+    """Answer a follow-up about a stored run through an `AnalysisService`; `history` is the thread's memory.
+
+    A question about no chunk in particular goes to the answer organiser when an LLM is configured
+    (it sees the conversation and streams through `on_token`); everything else is answered here.
+    """
+    ctx = await followup_context(service, run_id, question, history)
+    chunks, how = find_chunks(question, ctx.report)
+    settings = service.settings
+    if how == "none" and settings.llm_base_url and not _WANTS_CODE.search(question):
+        from agent.answer import answer_run
+
+        answer = await answer_run(service.store, ctx.report, settings=settings, retriever=service.retriever,
+                                  prompt=question, history=ctx.history, dimension=ctx.dimension, on_token=on_token)
+        return FollowupAnswer(answer.markdown, [], answer.suggested_code, answer.validation_failures)
+    return await answer_followup(question, ctx.report, ctx=ctx)

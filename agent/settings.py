@@ -54,6 +54,14 @@ chunks/s (bench/analyze.py) that is at most ~3 min for a CLI run, ~70 s in the w
 for a Discord run, which also shares two run slots among a whole server (bench/limits.py)."""
 
 
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of `choices`; anything else is an error that names the variable."""
+    raw = (env_value(name, default) or default).lower()
+    if raw not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """Infrastructure settings. Every field maps to a `GODOT_RAG_*` variable (see README)."""
@@ -79,7 +87,7 @@ class Settings:
     """GODOT_RAG_RENAMES_FILE: converter rename tables; default ../shared/godot-data/renames_3_to_4.json."""
     llm_base_url: str | None = None
     """GODOT_RAG_LLM_BASE_URL: OpenAI-compatible endpoint (vLLM), e.g. http://vllm:8000/v1."""
-    llm_model: str = "Qwen/Qwen2.5-7B-Instruct"
+    llm_model: str = "Qwen/Qwen3.6-35B-A3B-FP8"
     """GODOT_RAG_LLM_MODEL."""
     llm_api_key: str = "EMPTY"
     """GODOT_RAG_LLM_API_KEY: sent as the bearer token; never logged."""
@@ -112,6 +120,14 @@ class Settings:
     the front door with `with_(front_door=...)`, not from the environment."""
     classref3_dir: Path | None = None
     """GODOT_RAG_CLASSREF3_DIR: the Godot 3.4 class reference (classes/*.xml); default ../shared/godot-class-ref-3.4."""
+    llm_chat_template_kwargs: str = "auto"
+    """GODOT_RAG_LLM_CHAT_TEMPLATE_KWARGS: auto (send `chat_template_kwargs`, drop them for good if the
+    endpoint refuses them), always or never. Qwen 3.x reads `enable_thinking` from them."""
+    answer_thinking: bool = False
+    """GODOT_RAG_ANSWER_THINKING: 1 lets Qwen think before writing the answer (slower, per-chunk
+    judgments always run with thinking off)."""
+    answer_max_tokens: int = 1200
+    """GODOT_RAG_ANSWER_MAX_TOKENS: cap on the LLM-written answer."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -130,7 +146,7 @@ class Settings:
             docs_dir=Path(docs).resolve() if docs else default_docs_dir(),
             renames_file=Path(renames).resolve() if renames else default_renames_file(),
             llm_base_url=env_value("GODOT_RAG_LLM_BASE_URL"),
-            llm_model=env_value("GODOT_RAG_LLM_MODEL", "Qwen/Qwen2.5-7B-Instruct"),
+            llm_model=env_value("GODOT_RAG_LLM_MODEL", "Qwen/Qwen3.6-35B-A3B-FP8"),
             llm_api_key=env_value("GODOT_RAG_LLM_API_KEY", "EMPTY"),
             llm_timeout=env_float("GODOT_RAG_LLM_TIMEOUT", 60.0),
             llm_max_concurrency=env_int("GODOT_RAG_LLM_MAX_CONCURRENCY", 4),
@@ -145,6 +161,10 @@ class Settings:
             max_chunks=env_positive_int("GODOT_RAG_MAX_CHUNKS"),
             classref3_dir=Path(classref3).resolve() if (classref3 := env_value("GODOT_RAG_CLASSREF3_DIR"))
             else default_classref3_dir(),
+            llm_chat_template_kwargs=env_choice("GODOT_RAG_LLM_CHAT_TEMPLATE_KWARGS", "auto",
+                                                ("auto", "always", "never")),
+            answer_thinking=env_value("GODOT_RAG_ANSWER_THINKING", "0") in ("1", "true", "yes", "on"),
+            answer_max_tokens=env_int("GODOT_RAG_ANSWER_MAX_TOKENS", 1200),
         )
 
     @property

@@ -22,13 +22,15 @@ from bot.safety import no_mentions
 
 log = logging.getLogger(__name__)
 
-COGS = ("bot.cogs.analyze", "bot.cogs.runs", "bot.cogs.help")
+COGS = ("bot.cogs.analyze", "bot.cogs.runs", "bot.cogs.help", "bot.cogs.ask")
 
 
 def minimal_intents() -> discord.Intents:
-    """Only the guilds intent: slash commands and context menus need no message content or members."""
+    """guilds and guild_messages, neither privileged: slash commands and context menus need no message
+    content, and Discord includes the content of a message that mentions the bot (thread follow-ups)."""
     intents = discord.Intents.none()
     intents.guilds = True
+    intents.guild_messages = True
     return intents
 
 

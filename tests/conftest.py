@@ -31,6 +31,7 @@ KB_PAGES = [
     "classes__class_characterbody3d.md",
     "classes__class_area2d.md",
     "classes__class_input.md",
+    "classes__class_vector2.md",
     "classes__class_animatedsprite2d.md",
     "classes__class_collisionshape2d.md",
     "classes__class_viewport.md",

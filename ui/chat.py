@@ -19,6 +19,7 @@ import chainlit as cl
 from chainlit.data import get_data_layer
 
 from ui import messages, runtime
+from ui.answer import AnswerStream, history, remember
 from ui.progress import ProgressView
 from ui.render import final_markdown
 
@@ -86,8 +87,11 @@ async def _drive(
     svc = await runtime.service()
     view = ProgressView(title)
     await view.start()
+    answer = AnswerStream()
 
     async def on_event(event: Any) -> None:
+        if await answer.on_event(event):
+            return
         if view.run_id is None and event.run_id:
             await _remember_run(event.run_id, thread_name)
         if not view.seeded and event.total:
@@ -98,7 +102,10 @@ async def _drive(
     report = await start(on_event)
     await _remember_run(report["run_id"])
     await view.finish(report)
+    await answer.finish(report)
     await _show_result(report)
+    if report.get("answer"):
+        await remember(svc, report.get("prompt") or title, report["answer"]["markdown"])
 
 
 async def analyze(intake: Any, title: str, thread_name: str | None = None) -> None:
@@ -142,8 +149,9 @@ async def followup(question: str) -> None:
     from agent.followup import answer_for_run
 
     svc = await runtime.service()
-    answer = await answer_for_run(svc, cl.user_session.get("run_id"), question)
+    answer = await answer_for_run(svc, cl.user_session.get("run_id"), question, history=await history(svc))
     await cl.Message(content=answer.text).send()
+    await remember(svc, question, answer.text)
 
 
 @guarded

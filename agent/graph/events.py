@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-EventKind = Literal["run_started", "files", "chunk_status", "run_finished"]
+EventKind = Literal["run_started", "files", "chunk_status", "run_finished", "answer_token", "answer"]
 
 
 @dataclass(frozen=True)

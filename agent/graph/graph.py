@@ -1,4 +1,4 @@
-"""The analysis graph: intent -> expand -> parse -> analyze* (one window of chunks a pass) -> aggregate.
+"""The analysis graph: intent -> expand -> parse -> analyze* (one window of chunks a pass) -> aggregate -> answer.
 
 Only wiring lives here. Compile it with an `AsyncPostgresSaver` keyed by `thread_id = run_id`
 (see agent.graph.service); `build_graph(None)` compiles without checkpoints (bench baseline).
@@ -13,6 +13,7 @@ from langgraph.graph import END, START, StateGraph
 from agent.graph.context import GraphContext
 from agent.graph.nodes.aggregate import aggregate
 from agent.graph.nodes.analyze import analyze
+from agent.graph.nodes.answer import answer
 from agent.graph.nodes.expand import expand
 from agent.graph.nodes.intent import intent
 from agent.graph.nodes.parse import parse
@@ -30,10 +31,12 @@ def build_graph(checkpointer: Any = None):
     g.add_node("parse", parse)
     g.add_node("analyze", analyze)
     g.add_node("aggregate", aggregate)
+    g.add_node("answer", answer)
     g.add_edge(START, "intent")
     g.add_edge("intent", "expand")
     g.add_edge("expand", "parse")
     g.add_conditional_edges("parse", next_window, ["analyze", "aggregate"])
     g.add_conditional_edges("analyze", next_window, ["analyze", "aggregate"])
-    g.add_edge("aggregate", END)
+    g.add_edge("aggregate", "answer")
+    g.add_edge("answer", END)
     return g.compile(checkpointer=checkpointer, name=GRAPH_NAME)

@@ -211,12 +211,15 @@ class Report(_Part):
     progress: Progress
     direct_answer: DirectAnswer | None = None
     """Only for a pasted snippet (the key is absent otherwise)."""
+    answer: dict[str, Any] | None = None
+    """The answer step's reply to the user's question (`agent.answer.Answer` as JSON; absent until written)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict of the CLI contract."""
         out = self.model_dump(mode="json")
-        if self.direct_answer is None:
-            del out["direct_answer"]
+        for optional in ("direct_answer", "answer"):
+            if out[optional] is None:
+                del out[optional]
         return out
 
     def to_json(self) -> str:
@@ -311,6 +314,7 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
             total=len(rows),
         ),
         direct_answer=answer,
+        answer=(run.get("verdict") or {}).get("answer"),  # written by the answer node (agent.answer)
     )
 
 

@@ -20,6 +20,7 @@ from agent.judge.cache import ConnFactory, JudgmentCache, cache_key
 from agent.judge.prompts import PROMPT_VERSION, SYSTEM_PROMPT, USER_PROMPT
 from agent.judge.request import JUDGMENT_SCHEMA, build_llm_judgment_request
 from agent.judge.validate import parse_judgment
+from agent.llm_endpoint import note_refusal, template_kwargs_body
 from agent.models import LABELS, Judgment
 from agent.settings import Settings
 
@@ -83,11 +84,7 @@ class LLMJudge:
             attempts += 1
             try:
                 async with semaphore:
-                    resp = await client.chat.completions.create(
-                        model=self.model, messages=messages, temperature=0, max_tokens=self.max_tokens,
-                        response_format={"type": "json_schema",
-                                         "json_schema": {"name": "judgment", "schema": JUDGMENT_SCHEMA, "strict": True}},
-                    )
+                    resp = await self._create(client, messages)
                 return (resp.choices[0].message.content or ""), attempts, None
             except openai.APITimeoutError:
                 reason = f"timeout after {self.settings.llm_timeout:g}s"
@@ -97,6 +94,21 @@ class LLMJudge:
                 return None, attempts, f"endpoint_error: HTTP {exc.status_code}"
             log.info("llm judge attempt %d failed: %s", attempts, reason)
         return None, attempts, reason
+
+    async def _create(self, client: openai.AsyncOpenAI, messages: list[dict[str, str]]):
+        """One completion, thinking off (throughput); again without `chat_template_kwargs` if refused."""
+        extra = template_kwargs_body(self.settings, enable_thinking=False)
+        try:
+            return await client.chat.completions.create(
+                model=self.model, messages=messages, temperature=0, max_tokens=self.max_tokens,
+                response_format={"type": "json_schema",
+                                 "json_schema": {"name": "judgment", "schema": JUDGMENT_SCHEMA, "strict": True}},
+                extra_body=extra or None,
+            )
+        except openai.APIStatusError as exc:
+            if extra and note_refusal(self.settings, exc):
+                return await self._create(client, messages)
+            raise
 
     async def judge(self, inp: JudgeInput) -> LLMAnswer:
         """The endpoint's parsed answer for one chunk (or a cached one); `JudgeError` if there is none.

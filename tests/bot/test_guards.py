@@ -139,7 +139,8 @@ def test_minimal_intents_and_no_mentions_default():
 
     intents = minimal_intents()
     assert intents.guilds and not intents.message_content and not intents.members and not intents.presences
-    assert intents.value == __import__("discord").Intents(guilds=True).value
+    # guild_messages is not privileged: mentions of the bot arrive with their content (thread follow-ups)
+    assert intents.value == __import__("discord").Intents(guilds=True, guild_messages=True).value
     bot = GodotRagBot(service=None, store=None, config=BotConfig(), settings=None)  # type: ignore[arg-type]
     assert bot.allowed_mentions.to_dict() == {"parse": []}
 

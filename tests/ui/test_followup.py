@@ -56,7 +56,7 @@ async def test_followups_on_a_stored_run(kb_db_factory):
         assert "not flagged" in hud.text
 
         first = await answer_for_run(svc, report["run_id"], "explain chunk 1")
-        assert first.text.startswith("**#1 hud.gd L1**") and "rationale" in first.text
+        assert first.text.startswith("**#1 hud.gd L1**") and "What the code does" in first.text
 
         code = await answer_for_run(svc, report["run_id"], "show me the Godot 4 version of _physics_process")
         assert "_physics_process" in code.text and "move_and_slide" in code.text

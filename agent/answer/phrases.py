@@ -1,0 +1,178 @@
+"""The template's sentences in the four languages the intent detector knows (en, ko, zh, ru).
+
+Only the frame is translated; API names, code and quoted docs stay as they are.
+"""
+
+from __future__ import annotations
+
+LANGUAGES = ("en", "ko", "zh", "ru")
+
+_P: dict[str, dict[str, str]] = {
+    "verdict_godot3": {
+        "en": "This is **Godot 3** code: it needs changes to run on Godot 4.",
+        "ko": "이 코드는 **Godot 3** 코드입니다. Godot 4에서 실행하려면 수정이 필요합니다.",
+        "zh": "这是 **Godot 3** 代码：要在 Godot 4 中运行需要修改。",
+        "ru": "Это код **Godot 3**: для Godot 4 его нужно изменить.",
+    },
+    "verdict_godot4": {
+        "en": "This is valid **Godot 4** code; no migration is needed.",
+        "ko": "이 코드는 올바른 **Godot 4** 코드입니다. 마이그레이션이 필요 없습니다.",
+        "zh": "这是有效的 **Godot 4** 代码，无需迁移。",
+        "ru": "Это корректный код **Godot 4**; миграция не нужна.",
+    },
+    "verdict_mixed": {
+        "en": "This code **mixes Godot 3 and Godot 4**: the Godot 3 parts need migrating.",
+        "ko": "이 코드는 **Godot 3와 Godot 4가 섞여** 있습니다. Godot 3 부분을 바꿔야 합니다.",
+        "zh": "这段代码**混合了 Godot 3 和 Godot 4**：Godot 3 的部分需要迁移。",
+        "ru": "Этот код **смешивает Godot 3 и Godot 4**: части Godot 3 нужно перенести.",
+    },
+    "verdict_ambiguous": {
+        "en": "There is no clear Godot 3 or Godot 4 signal in this code.",
+        "ko": "이 코드에는 Godot 3 또는 Godot 4의 뚜렷한 신호가 없습니다.",
+        "zh": "这段代码中没有明确的 Godot 3 或 Godot 4 信号。",
+        "ru": "В этом коде нет явных признаков Godot 3 или Godot 4.",
+    },
+    "verdict_incomplete": {
+        "en": "The analysis is not complete yet, so there is no verdict.",
+        "ko": "분석이 아직 끝나지 않아 판정이 없습니다.",
+        "zh": "分析尚未完成，因此还没有结论。",
+        "ru": "Анализ ещё не завершён, вердикта пока нет.",
+    },
+    "counts": {
+        "en": "Chunks: {g3} Godot 3, {g4} Godot 4, {n} neutral.",
+        "ko": "청크: Godot 3 {g3}개, Godot 4 {g4}개, 중립 {n}개.",
+        "zh": "代码块：Godot 3 {g3} 个，Godot 4 {g4} 个，中性 {n} 个。",
+        "ru": "Фрагменты: Godot 3 — {g3}, Godot 4 — {g4}, нейтральные — {n}.",
+    },
+    "what_it_does": {
+        "en": "### What the code does",
+        "ko": "### 코드가 하는 일",
+        "zh": "### 这段代码做什么",
+        "ru": "### Что делает код",
+    },
+    "why": {
+        "en": "### Why",
+        "ko": "### 이유",
+        "zh": "### 原因",
+        "ru": "### Почему",
+    },
+    "steps": {
+        "en": "### What to change, in order",
+        "ko": "### 바꿔야 할 것 (순서대로)",
+        "zh": "### 需要修改的内容（按顺序）",
+        "ru": "### Что изменить, по порядку",
+    },
+    "code_head": {
+        "en": "### Godot 4 version",
+        "ko": "### Godot 4 버전",
+        "zh": "### Godot 4 版本",
+        "ru": "### Версия для Godot 4",
+    },
+    "sources": {
+        "en": "Sources:",
+        "ko": "출처:",
+        "zh": "来源：",
+        "ru": "Источники:",
+    },
+    "extends": {
+        "en": "`{name}` declares that the script extends the `{base}` class.",
+        "ko": "`{name}`: 이 스크립트가 `{base}` 클래스를 상속한다고 선언합니다.",
+        "zh": "`{name}`：声明脚本继承 `{base}` 类。",
+        "ru": "`{name}`: скрипт наследует класс `{base}`.",
+    },
+    "function": {
+        "en": "`{name}` (L{lines}) uses:",
+        "ko": "`{name}` (L{lines})에서 사용하는 것:",
+        "zh": "`{name}`（L{lines}）用到：",
+        "ru": "`{name}` (L{lines}) использует:",
+    },
+    "function_plain": {
+        "en": "`{name}` (L{lines}): no documented engine API was found in it.",
+        "ko": "`{name}` (L{lines}): 문서화된 엔진 API를 찾지 못했습니다.",
+        "zh": "`{name}`（L{lines}）：未找到有文档的引擎 API。",
+        "ru": "`{name}` (L{lines}): документированных API движка не найдено.",
+    },
+    "declares": {
+        "en": "`{name}` (L{lines}) declares {what}.",
+        "ko": "`{name}` (L{lines})은(는) {what}을(를) 선언합니다.",
+        "zh": "`{name}`（L{lines}）声明了 {what}。",
+        "ru": "`{name}` (L{lines}) объявляет {what}.",
+    },
+    "change": {
+        "en": "Line {line}: `{old}` → `{new}`",
+        "ko": "{line}행: `{old}` → `{new}`",
+        "zh": "第 {line} 行：`{old}` → `{new}`",
+        "ru": "Строка {line}: `{old}` → `{new}`",
+    },
+    "change_removed": {
+        "en": "Line {line}: remove `{old}`{note}",
+        "ko": "{line}행: `{old}` 제거{note}",
+        "zh": "第 {line} 行：删除 `{old}`{note}",
+        "ru": "Строка {line}: удалить `{old}`{note}",
+    },
+    "no_changes": {
+        "en": "Nothing needs to change for Godot 4.",
+        "ko": "Godot 4를 위해 바꿀 것이 없습니다.",
+        "zh": "迁移到 Godot 4 无需任何修改。",
+        "ru": "Для Godot 4 ничего менять не нужно.",
+    },
+    "no_code": {
+        "en": "No complete Godot 4 version could be written mechanically; apply the changes above by hand.",
+        "ko": "완전한 Godot 4 버전을 자동으로 만들 수 없었습니다. 위의 변경을 직접 적용하세요.",
+        "zh": "无法自动生成完整的 Godot 4 版本；请手动应用上面的修改。",
+        "ru": "Полную версию для Godot 4 не удалось получить механически; внесите изменения выше вручную.",
+    },
+    "reason_godot3": {
+        "en": "`{where}` is flagged as Godot 3:",
+        "ko": "`{where}`은(는) Godot 3로 표시되었습니다:",
+        "zh": "`{where}` 被标记为 Godot 3：",
+        "ru": "`{where}` помечен как Godot 3:",
+    },
+    "reason_godot4": {
+        "en": "`{where}` uses Godot 4 only syntax or API: {cues}",
+        "ko": "`{where}`은(는) Godot 4 전용 문법/API를 사용합니다: {cues}",
+        "zh": "`{where}` 使用了 Godot 4 专有的语法或 API：{cues}",
+        "ru": "`{where}` использует синтаксис или API только Godot 4: {cues}",
+    },
+    "not_flagged": {
+        "en": "`{where}` is not flagged: its chunks were judged {signals}, with no Godot 3 API found.",
+        "ko": "`{where}`은(는) 표시되지 않았습니다: 청크 판정은 {signals}이며 Godot 3 API가 없습니다.",
+        "zh": "`{where}` 没有被标记：其代码块判定为 {signals}，未发现 Godot 3 API。",
+        "ru": "`{where}` не помечен: фрагменты оценены как {signals}, API Godot 3 не найдено.",
+    },
+    "already_godot4": {
+        "en": "This code is already valid Godot 4; nothing to convert.",
+        "ko": "이 코드는 이미 올바른 Godot 4 코드입니다. 변환할 것이 없습니다.",
+        "zh": "这段代码已经是有效的 Godot 4 代码，无需转换。",
+        "ru": "Этот код уже корректен для Godot 4; переводить нечего.",
+    },
+    "which_chunk": {
+        "en": "This run has chunks #1 to #{total}; which one do you mean?",
+        "ko": "이 실행에는 #1부터 #{total}까지의 청크가 있습니다. 어느 것을 말씀하시나요?",
+        "zh": "本次运行包含 #1 到 #{total} 的代码块；你指的是哪一个？",
+        "ru": "В этом запуске фрагменты с #1 по #{total}; какой вы имеете в виду?",
+    },
+    "ask_more": {
+        "en": 'Ask about one of them, e.g. "explain chunk 2", "why is player.gd flagged?" or "show me the Godot 4 version".',
+        "ko": '예: "청크 2 설명해줘", "player.gd는 왜 표시됐어?", "Godot 4 버전 보여줘" 처럼 물어보세요.',
+        "zh": '可以这样问：“解释第 2 块”、“为什么 player.gd 被标记？”或“给我看 Godot 4 版本”。',
+        "ru": 'Спросите, например: «объясни фрагмент 2», «почему player.gd помечен?» или «покажи версию для Godot 4».',
+    },
+    "flagged_list": {
+        "en": "Flagged chunks: {items}.",
+        "ko": "표시된 청크: {items}.",
+        "zh": "被标记的代码块：{items}。",
+        "ru": "Помеченные фрагменты: {items}.",
+    },
+}
+
+
+def phrase(key: str, language: str, **values: object) -> str:
+    """The sentence `key` in `language` (English when the language is unknown), filled with `values`."""
+    table = _P[key]
+    return table.get(language if language in LANGUAGES else "en", table["en"]).format(**values)
+
+
+def answer_language(language: str | None) -> str:
+    """The language to answer in: the question's, or English when it is unknown."""
+    return language if language in LANGUAGES else "en"

@@ -1,0 +1,56 @@
+"""answer: after aggregate, reply to the prompt's intent with a validated, cited answer, stored in the run."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from agent.graph.context import GraphContext
+from agent.graph.events import ProgressEvent
+from agent.graph.report import build_report
+from agent.graph.state import AnalysisState
+
+log = logging.getLogger(__name__)
+
+_FLUSH_CHARS = 32
+"""Streamed tokens go out in pieces of about this many characters (one UI update each)."""
+
+
+async def answer(state: AnalysisState, *, config: RunnableConfig, runtime: Runtime[GraphContext]) -> dict[str, Any]:
+    """Write the answer of a completed run (streamed as `answer_token` events) and store it with the verdict."""
+    from agent.answer import answer_run
+
+    ctx = runtime.context
+    if state.status != "completed" or not state.verdict:
+        return {}
+    run_id = state.run_id
+    report = await build_report(ctx.store, run_id, live=False)
+    total = report["progress"]["total"]
+    pending: list[str] = []
+
+    async def flush() -> None:
+        if pending:
+            text = "".join(pending)
+            pending.clear()
+            await ctx.emit(ProgressEvent(run_id=run_id, kind="answer_token", done=total, total=total, message=text))
+
+    async def on_token(text: str) -> None:
+        pending.append(text)
+        if sum(map(len, pending)) >= _FLUSH_CHARS or "\n" in text:
+            await flush()
+
+    try:
+        result = await answer_run(ctx.store, report, settings=ctx.settings, retriever=ctx.retriever,
+                                  dimension=state.project_dimension, on_token=on_token)
+    except Exception:  # the verdict is stored and stands: a failed answer must not turn the run into a failure
+        log.exception("answer for run %s failed; the report goes out without one", run_id)
+        return {}
+    await flush()
+    verdict = {**state.verdict, "answer": result.model_dump()}
+    await ctx.store.update_run(run_id, verdict=verdict)
+    await ctx.emit(ProgressEvent(run_id=run_id, kind="answer", done=total, total=total, status=result.writer,
+                                 message=result.markdown))
+    return {"verdict": verdict}
