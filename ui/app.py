@@ -1,18 +1,22 @@
 """Chainlit handlers of the godot-rag web chat. Only handlers live here; see ui/chat.py and friends.
 
 This file is the chainlit process's entry script (`godot-rag ui` runs `chainlit run ui/app.py`),
-so importing it is start-up: that is when the login methods are read from the environment.
+so importing it is start-up: that is when the login methods and allowed origins are read from
+the environment, and the origin guard and the owner-only file route are put on Chainlit's app.
 """
 
 from __future__ import annotations
 
 import chainlit as cl
+from chainlit.server import app as _server
 
-from ui import chat, messages, runtime
+from ui import chat, files, messages, origins, runtime
 from ui.access import AccessConfig
 from ui.datalayer import make_data_layer
 
 _access = AccessConfig.from_env()
+origins.install(_server, origins.allowed_origins())
+files.install(_server, files.OwnerFileStorage(files.files_root(runtime.settings())))
 
 
 @cl.data_layer

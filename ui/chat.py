@@ -10,6 +10,7 @@ import asyncio
 import functools
 import json
 import logging
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -36,7 +37,7 @@ def guarded(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[A
         try:
             return await handler(*args, **kwargs)
         except IntakeError as exc:
-            await cl.Message(content=f"⚠️ {exc}").send()
+            await cl.Message(content=f"⚠️ {refusal_text(str(exc))}").send()
         except RunBusyError:
             await cl.Message(content=messages.RUN_BUSY).send()
         except Exception:  # the chat's last line of defence: logged in full, reported briefly
@@ -46,6 +47,18 @@ def guarded(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[A
         return None
 
     return wrapper
+
+
+# What git (or any tool) says on stderr starts like this; users get what to do instead.
+_RAW_TOOL_OUTPUT = re.compile(r"^(fatal|error|remote|warning|git exited|ssh|hint)\b", re.I)
+
+
+def refusal_text(text: str) -> str:
+    """An intake refusal as the user reads it: a failed fetch says what to check, never git's stderr."""
+    head, sep, detail = text.partition(": ")
+    if head.startswith("Could not fetch ") and sep and _RAW_TOOL_OUTPUT.match(detail.strip()):
+        return messages.FETCH_FAILED.format(what=head.removeprefix("Could not fetch "))
+    return text
 
 
 def _user() -> str:
@@ -94,7 +107,11 @@ async def _drive(
             await view.seed((await svc.report(event.run_id)).get("chunks") or [])
         await view.on_event(event)
 
-    report = await start(on_event)
+    try:
+        report = await start(on_event)
+    except BaseException:
+        await view.stopped()  # never leave "Reading the source…" spinning next to the error
+        raise
     await _remember_run(report["run_id"])
     await view.finish(report)
     await _show_result(report)
@@ -146,6 +163,7 @@ async def followup(question: str) -> None:
 @guarded
 async def on_message(message: cl.Message) -> None:
     """Route a message: empty → hint, follow-up → answer, else a new analysis."""
+    from agent.chat_input import has_code, split_link
     from agent.followup import is_followup
 
     text = (message.content or "").strip()
@@ -155,6 +173,9 @@ async def on_message(message: cl.Message) -> None:
         return
     if not files and is_followup(text, has_run=bool(cl.user_session.get("run_id"))):
         await followup(text)
+        return
+    if not files and not has_code(text) and not split_link(text)[0]:
+        await cl.Message(content=messages.QUESTION_WITHOUT_CODE).send()  # a question, not code to analyse
         return
     intake, title = await _intake(text, files)
     # Chainlit names a thread after its first text; an upload without text gets the file names.

@@ -143,3 +143,18 @@ class ProgressView:
         await self._refresh(force=True)
         self.task_list.status = f"{status}: {self.done}/{self.total} chunks"
         await self.task_list.send()
+
+    async def stopped(self) -> None:
+        """The run raised: end the progress display (the error message that follows says what to do)."""
+        for chunk_id, state in list(self.states.items()):
+            if state in {"processing", "waiting", "pending"}:
+                self.states[chunk_id] = "stopped"
+                self.tasks[chunk_id].status = cl.TaskStatus.FAILED
+        line = progress_line(self.done, self.total, self.counts()) + "\n\n" if self.total else ""
+        self.message.content = f"**{self.title}**\n\n{line}Stopped: this analysis did not finish."
+        await self.message.update()
+        if self.tasks:
+            self.task_list.status = f"stopped: {self.done}/{self.total} chunks"
+            await self.task_list.send()
+        self.trace_root.output = "The analysis stopped before every chunk was judged."
+        await self.trace_root.update()

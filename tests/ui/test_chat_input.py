@@ -26,3 +26,13 @@ def test_links_outside_code_only():
         "https://github.com/o/r/tree/main/game", "please check")
     assert split_link("https://gitlab.com/o/r")[0] == "https://gitlab.com/o/r"
     assert split_link("extends Node # docs at https://docs.godotengine.org")[0] is None
+
+
+def test_prose_without_code_is_a_question_not_code():
+    from agent.chat_input import has_code
+
+    assert not has_code("hello, can you help me port my game?")
+    assert not has_code("이거 Godot 4로 옮길 수 있어?")
+    assert has_code("extends Node\nfunc _ready():\n\tpass")
+    assert has_code("can you check\n```\nprint(1)\n```")
+    assert has_code("Can you check this?\nfunction add(a, b) { return a + b; }")
