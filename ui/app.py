@@ -48,8 +48,8 @@ if _access.header or _access.allow_anonymous:
 
 @cl.on_chat_start
 async def on_chat_start() -> None:
-    """Greet, with what can be sent (several languages)."""
-    await cl.Message(content=messages.GREETING).send()
+    """Greet, with what can be sent (several languages) and clickable examples."""
+    await cl.Message(content=messages.GREETING, actions=chat.example_actions()).send()
 
 
 @cl.on_message
@@ -62,6 +62,12 @@ async def on_message(message: cl.Message) -> None:
 async def on_chat_resume(thread) -> None:
     """A reopened thread: restore its run, offer Resume when it was interrupted."""
     await chat.on_resume(thread)
+
+
+@cl.action_callback("try_example")
+async def on_example_action(action: cl.Action) -> None:
+    """Send one of the greeting's examples."""
+    await chat.try_example(action.payload["example"])
 
 
 @cl.action_callback("resume_analysis")

@@ -177,36 +177,88 @@ async def on_message(message: cl.Message) -> None:
     if not files and not has_code(text) and not split_link(text)[0]:
         await cl.Message(content=messages.QUESTION_WITHOUT_CODE).send()  # a question, not code to analyse
         return
+    if not text:
+        await _name_file_only_message(message, files)
     intake, title = await _intake(text, files)
     # Chainlit names a thread after its first text; an upload without text gets the file names.
     await analyze(intake, title, thread_name=None if text else title.removeprefix("Analysing "))
 
 
-async def on_resume(thread: dict[str, Any]) -> None:
-    """Reopened thread: restore its run, then offer Resume if the analysis was interrupted.
+async def _name_file_only_message(message: cl.Message, files: list[Any]) -> None:
+    """A message of files alone: its bubble names the files (instead of showing empty), and the
+    browser gets a non-empty first interaction (an empty one leaves the feedback buttons disabled)."""
+    message.content = "📎 " + ", ".join(f.name for f in files)
+    await message.update()
+    await cl.context.emitter.emit(
+        "first_interaction", {"interaction": message.content, "thread_id": cl.context.session.thread_id}
+    )
 
-    Chainlit replays the stored thread to the browser only after this handler returns, and that
-    replay drops live actions; so the offer is sent from a task that runs after the replay.
+
+def example_actions() -> list[cl.Action]:
+    """Buttons under the greeting that send a ready-made example, so a newcomer can start with a click."""
+    return [cl.Action(name="try_example", label=label, payload={"example": key})
+            for key, (label, _text) in messages.EXAMPLES.items()]
+
+
+async def try_example(key: str) -> None:
+    """Send the example as the user's own message, then handle it like any other."""
+    message = cl.Message(content=messages.EXAMPLES[key][1], type="user_message")
+    await message.send()
+    await on_message(message)
+
+
+def _json_dict(value: Any) -> dict[str, Any]:
+    """Chainlit's metadata, stored as JSON text or as a dict."""
+    if isinstance(value, str):
+        value = json.loads(value or "{}")
+    return value if isinstance(value, dict) else {}
+
+
+RESUME_OFFER = "resume_offer"
+"""metadata mark of the offer message, so a reopened thread shows only the fresh one"""
+
+
+async def on_resume(thread: dict[str, Any]) -> None:
+    """Reopened thread: restore its run, then offer Resume once if there is something to resume.
+
+    Chainlit replays `thread` to the browser only after this handler returns, and that replay
+    drops live actions; so earlier offers are taken out of the replay (and the database) here,
+    and the one fresh offer is sent from a task that runs after the replay.
     """
-    meta = thread.get("metadata") or {}
-    if isinstance(meta, str):
-        meta = json.loads(meta or "{}")
+    meta = _json_dict(thread.get("metadata"))
+    old = [s for s in thread.get("steps") or [] if _json_dict(s.get("metadata")).get("godot_rag") == RESUME_OFFER]
+    if old:
+        thread["steps"] = [s for s in thread["steps"] if s not in old]
+        layer = get_data_layer()
+        for step in old:
+            if layer is not None:
+                await layer.delete_step(step["id"])
     run_id = meta.get("run_id")
     if not run_id:
         return
     cl.user_session.set("run_id", run_id)
     cl.user_session.set("run_ids", meta.get("run_ids") or [run_id])
-    asyncio.create_task(_offer_resume(run_id))
+    asyncio.create_task(_offer_resume(run_id, asyncio.get_running_loop().time()))
+
+
+def resumable(report: dict[str, Any]) -> bool:
+    """Interrupted or failed with chunks left to judge; a run with no chunks has nothing to resume."""
+    progress = report.get("progress") or {}
+    total, done = progress.get("total", 0), progress.get("done", 0)
+    return report.get("status") in {"interrupted", "failed"} and total > 0 and done < total
 
 
 @guarded
-async def _offer_resume(run_id: str) -> None:
-    await asyncio.sleep(0.5)  # let Chainlit's thread replay reach the browser first
+async def _offer_resume(run_id: str, reopened_at: float) -> None:
     svc = await runtime.service()
     report = await svc.report(run_id)
-    if report.get("status") == "interrupted":
-        progress = report.get("progress") or {}
-        await cl.Message(
-            content=messages.RESUMABLE.format(done=progress.get("done", 0), total=progress.get("total", 0)),
-            actions=[cl.Action(name="resume_analysis", label="Resume analysis", payload={"run_id": run_id})],
-        ).send()
+    if not resumable(report):
+        return
+    # let Chainlit's thread replay reach the browser first (it is emitted right after on_resume)
+    await asyncio.sleep(max(0.0, 0.5 - (asyncio.get_running_loop().time() - reopened_at)))
+    progress = report.get("progress") or {}
+    await cl.Message(
+        content=messages.RESUMABLE.format(done=progress.get("done", 0), total=progress.get("total", 0)),
+        actions=[cl.Action(name="resume_analysis", label="Resume analysis", payload={"run_id": run_id})],
+        metadata={"godot_rag": RESUME_OFFER},
+    ).send()

@@ -23,6 +23,8 @@ from agent.settings import Settings
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 APP = Path(__file__).resolve().parent / "app.py"
+# Served by Chainlit from the app root's public folder: styles, button names, the product's logo.
+PUBLIC_ASSETS = ("style.css", "app.js", "logo_light.svg", "logo_dark.svg", "favicon.svg")
 
 
 def app_root(settings: Settings, *, host: str, port: int, origins: tuple[str, ...] = ()) -> Path:
@@ -38,7 +40,8 @@ def app_root(settings: Settings, *, host: str, port: int, origins: tuple[str, ..
     config = re.sub(r"(?m)^allow_origins = .*$", "allow_origins = " + json.dumps(list(origins)), config)
     (root / ".chainlit" / "config.toml").write_text(config, encoding="utf-8")
     shutil.copyfile(ASSETS / "chainlit.md", root / "chainlit.md")
-    shutil.copyfile(ASSETS / "style.css", root / "public" / "style.css")
+    for name in PUBLIC_ASSETS:
+        shutil.copyfile(ASSETS / name, root / "public" / name)
     _english_wording(root)
     return root
 
@@ -52,6 +55,9 @@ _WORDING = {
     ("chat", "messages", "status", "used"): "Trace:",
     ("chat", "messages", "status", "using"): "Tracing",
     ("chat", "watermark"): "Verdicts cite the official Godot docs: check the evidence links.",
+    ("auth", "login", "errors", "credentialssignin"): "Wrong user name or password. Check both and try again.",
+    ("auth", "login", "errors", "credentialsSignin"): "Wrong user name or password. Check both and try again.",
+    ("auth", "login", "errors", "default"): "Could not sign in. Check your user name and password and try again.",
 }
 
 
@@ -64,9 +70,8 @@ def _english_wording(root: Path) -> None:
     for path, text in _WORDING.items():
         node = strings
         for key in path[:-1]:
-            node = node.get(key, {})
-        if path[-1] in node:
-            node[path[-1]] = text
+            node = node.setdefault(key, {})
+        node[path[-1]] = text
     dest = root / ".chainlit" / "translations"
     dest.mkdir(parents=True, exist_ok=True)
     (dest / "en-US.json").write_text(json.dumps(strings, indent=2, ensure_ascii=False), encoding="utf-8")

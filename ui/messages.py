@@ -50,3 +50,23 @@ RESUMABLE = (
 NOTHING_TO_RESUME = "There is no interrupted analysis in this thread."
 
 RUN_BUSY = "This analysis is already running (perhaps in another tab); its progress shows there."
+
+# Clickable example prompts under the greeting: (button label, the message it sends).
+EXAMPLES = {
+    "godot3": (
+        "Try: a Godot 3 player script",
+        "Is this Godot 3 or Godot 4, and what must change?\n"
+        "extends KinematicBody2D\n\nexport var speed = 200\nvar velocity = Vector2()\n\n"
+        "func _physics_process(delta):\n"
+        "\tvelocity.x = Input.get_action_strength(\"ui_right\") - Input.get_action_strength(\"ui_left\")\n"
+        "\tvelocity = move_and_slide(velocity * speed)\n",
+    ),
+    "godot4": (
+        "Try: a Godot 4 player script",
+        "Is this Godot 4 code?\n"
+        "extends CharacterBody2D\n\n@export var speed := 200.0\n\n"
+        "func _physics_process(delta: float) -> void:\n"
+        "\tvelocity = Input.get_vector(\"ui_left\", \"ui_right\", \"ui_up\", \"ui_down\") * speed\n"
+        "\tmove_and_slide()\n",
+    ),
+}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote
 
 from agent.present import (
     SCORE_SCALE,
@@ -159,9 +160,10 @@ def files_markdown(report: Mapping[str, Any]) -> str:
     out = [f"#### Files ({len(rows)})", "", "| file | verdict | migration items | chunks (see the trace) |", "|---|---|---:|---|"]
     for r in sorted(rows, key=lambda r: (-r.migration_items, r.verdict != "godot3", r.path)):
         flagged = f" (flagged {number_ranges(r.flagged_numbers)})" if r.flagged_numbers else ""
+        chunks = f"[{number_ranges(r.chunk_numbers)}](#trace:{quote(display_path(r.path))})" if r.chunk_numbers else ""
         out.append(
             f"| {_code(display_path(r.path))} | {FILE_VERDICT_WORDS.get(r.verdict, r.verdict)} | {r.migration_items} "
-            f"| {number_ranges(r.chunk_numbers)}{flagged} |"
+            f"| {chunks}{flagged} |"
         )
     return "\n".join(out)
 

@@ -122,8 +122,8 @@ def test_a_project_gets_one_row_per_file_worst_first():
     text = final_markdown(_project_report())
     table = text.split("#### Files (3)", 1)[1].split("####", 1)[0]
     rows = [r for r in table.splitlines() if r.startswith("| `")]
-    assert rows[0].startswith("| `mob.gd` | Godot 3: needs work | 1 | #1 (flagged #1) |")
-    assert rows[-1] == "| `hud.gd` | no version signal | 0 | #3 |"
+    assert rows[0] == "| `mob.gd` | Godot 3: needs work | 1 | [#1](#trace:mob.gd) (flagged #1) |"
+    assert rows[-1] == "| `hud.gd` | no version signal | 0 | [#3](#trace:hud.gd) |"
 
 
 def test_trace_marks_the_cited_evidence_groups_by_table_and_shows_ids_as_code():
