@@ -112,8 +112,7 @@ def _element_key(database_url: str, name_like: str) -> str:
     while time.monotonic() < deadline:
         with psycopg.connect(database_url, autocommit=True) as conn:
             row = conn.execute(
-                'SELECT "objectKey" FROM chainlit.elements WHERE name LIKE %s AND "objectKey" IS NOT NULL'
-                ' ORDER BY "createdAt" DESC LIMIT 1',
+                'SELECT "objectKey" FROM chainlit.elements WHERE name LIKE %s AND "objectKey" IS NOT NULL LIMIT 1',
                 (name_like,),
             ).fetchone()
         if row:

@@ -91,11 +91,24 @@ def test_flow4_kill_restart_reopen_resume(make_server, browser, artifacts_dir, t
         page.goto(f"{server.url}/thread/{thread[0]['id']}")
     resume = page.get_by_role("button", name="Resume analysis")
     resume.wait_for(timeout=60_000)
+    # Reopened twice: the offer shows exactly once, with the real counts (never "0 of 0").
+    page.reload()
+    resume.wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)
+    offers = page.get_by_text("This thread's analysis was interrupted")
+    assert offers.count() == 1 and resume.count() == 1
+    assert "0 of 0" not in offers.inner_text()
     resume.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts_dir / "ui-flow4-reopened.png"))
     resume.click()
     wait_verdict(page, timeout_ms=240_000)
     page.screenshot(path=str(artifacts_dir / "ui-flow4-resumed.png"))
+    # A finished run has nothing to resume: reopening offers nothing.
+    page.reload()
+    wait_verdict(page)
+    page.wait_for_timeout(2000)
+    assert page.get_by_role("button", name="Resume analysis").count() == 0
+    assert page.get_by_text("This thread's analysis was interrupted").count() == 0
     context.close()
 
     after = {
