@@ -25,7 +25,10 @@ TABLE_ORDER = ("api_mapping", "docs_chunks", "label_prototypes")
 SCORE_SCALE = "relevance: rank fusion of the searches (about 0.01–0.1), plus 1 when the exact API name matched"
 """What a candidate's score means; the same scale for every table, comparable only within one chunk."""
 
-MATCH_WORDS = {"exact": "exact name", "keyword": "keywords", "trigram": "similar spelling", "vector": "meaning"}
+MATCH_WORDS = {
+    "exact": "exact name", "symbol": "API name", "linked": "linked from a rename", "keyword": "keywords",
+    "trigram": "similar spelling", "vector": "meaning",
+}
 
 KIND_WORDS = {
     "class_extends": "extends line",

@@ -37,7 +37,7 @@ def guarded(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[A
         try:
             return await handler(*args, **kwargs)
         except IntakeError as exc:
-            await cl.Message(content=f"⚠️ {refusal_text(str(exc))}").send()
+            await cl.Message(content=f"⚠ {refusal_text(str(exc))}").send()
         except RunBusyError:
             await cl.Message(content=messages.RUN_BUSY).send()
         except Exception:  # the chat's last line of defence: logged in full, reported briefly
@@ -178,20 +178,25 @@ async def on_message(message: cl.Message) -> None:
         await cl.Message(content=messages.QUESTION_WITHOUT_CODE).send()  # a question, not code to analyse
         return
     if not text:
-        await _name_file_only_message(message, files)
-    intake, title = await _intake(text, files)
-    # Chainlit names a thread after its first text; an upload without text gets the file names.
-    await analyze(intake, title, thread_name=None if text else title.removeprefix("Analysing "))
+        message.content = "Attached: " + ", ".join(f.name for f in files)  # not an empty bubble
+        await message.update()
+    try:
+        intake, title = await _intake(text, files)
+        # Chainlit names a thread after its first text; an upload without text gets the file names.
+        await analyze(intake, title, thread_name=None if text else title.removeprefix("Analysing "))
+    finally:
+        if not text:
+            await _first_interaction(message.content)
 
 
-async def _name_file_only_message(message: cl.Message, files: list[Any]) -> None:
-    """A message of files alone: its bubble names the files (instead of showing empty), and the
-    browser gets a non-empty first interaction (an empty one leaves the feedback buttons disabled)."""
-    message.content = "📎 " + ", ".join(f.name for f in files)
-    await message.update()
-    await cl.context.emitter.emit(
-        "first_interaction", {"interaction": message.content, "thread_id": cl.context.session.thread_id}
-    )
+async def _first_interaction(text: str) -> None:
+    """Tell the browser the thread has begun, with a non-empty text.
+
+    Chainlit announces a thread's first interaction with the first message's text; for a message of
+    files alone that text is empty, and the browser then keeps the feedback buttons disabled for the
+    whole chat. Sent after the handler's work, so Chainlit's own (empty) announcement is already past.
+    """
+    await cl.context.emitter.emit("first_interaction", {"interaction": text, "thread_id": cl.context.session.thread_id})
 
 
 def example_actions() -> list[cl.Action]:

@@ -57,7 +57,7 @@ _WORDING = {
     ("chat", "watermark"): "Verdicts cite the official Godot docs: check the evidence links.",
     ("auth", "login", "errors", "credentialssignin"): "Wrong user name or password. Check both and try again.",
     ("auth", "login", "errors", "credentialsSignin"): "Wrong user name or password. Check both and try again.",
-    ("auth", "login", "errors", "default"): "Could not sign in. Check your user name and password and try again.",
+    ("auth", "login", "errors", "default"): "Wrong user name or password, or the sign-in failed. Check both and try again.",
 }
 
 

@@ -241,7 +241,7 @@ def evidence_markdown(evidence: Iterable[Mapping[str, Any]], cited: Iterable[str
                 "| used | candidate | found by | score |", "|---|---|---|---:|"]
         for e in shown:
             c = citations.cite(e)
-            used = f"✅ {cite_mark(c)}" if c.record_id in cited else ""
+            used = f"✓ {cite_mark(c)}" if c.record_id in cited else ""
             found_by = ", ".join(MATCH_WORDS.get(m, m) for m in e.get("match") or [])
             score = e.get("score")
             score_text = f"{score:.3f}" if isinstance(score, int | float) else _esc(score)

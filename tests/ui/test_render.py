@@ -32,7 +32,7 @@ def test_trace_keeps_tracking_apart_from_search():
     assert "KinematicBody2D → CharacterBody2D" in text
     assert "(https://docs.godotengine.org/en/stable/classes/class_characterbody2d.html)" in text
     assert "`godot4_valid_api`" in text and "`m1`" in text
-    assert "uses 4.x API [1]" in text and "✅ [[1]](https://docs.godotengine.org/" in text
+    assert "uses 4.x API [1]" in text and "✓ [[1]](https://docs.godotengine.org/" in text
 
 
 def test_final_answer_has_verdict_items_and_exclusions():
@@ -134,7 +134,7 @@ def test_trace_marks_the_cited_evidence_groups_by_table_and_shows_ids_as_code():
     assert "evidence used: [[1]](https://docs.godotengine.org/en/stable/classes/class_characterbody2d.html) " \
         "`godot3-to-4:class:kinematicbody2d-to-characterbody2d`" in judged
     renames = text.split("**Godot 3 → 4 renames** (1)", 1)[1].split("**Godot docs**", 1)[0]
-    assert "✅ [[1]](" in renames and "exact name" in renames
+    assert "✓ [[1]](" in renames and "exact name" in renames
     docs = text.split("**Godot docs** (1)", 1)[1]
-    assert f"[Node2D.position]({NODE2D}#class-node2d-property-position)" in docs and "✅" not in docs.split("**Judgment**")[0]
+    assert f"[Node2D.position]({NODE2D}#class-node2d-property-position)" in docs and "✓" not in docs.split("**Judgment**")[0]
     assert "extends line" in text and "class_extends" not in text.replace("`mob.gd:class_extends:KinematicBody2D`", "")
