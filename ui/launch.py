@@ -24,7 +24,7 @@ from agent.settings import Settings
 ASSETS = Path(__file__).resolve().parent / "assets"
 APP = Path(__file__).resolve().parent / "app.py"
 # Served by Chainlit from the app root's public folder: styles, button names, the product's logo.
-PUBLIC_ASSETS = ("style.css", "app.js", "logo_light.svg", "logo_dark.svg", "favicon.svg")
+PUBLIC_ASSETS = ("style.css", "app.js", "logo_light.svg", "logo_dark.svg", "favicon.svg", "login.svg")
 
 
 def app_root(settings: Settings, *, host: str, port: int, origins: tuple[str, ...] = ()) -> Path:

@@ -101,7 +101,9 @@ def axe_violations(page, rules: tuple[str, ...] = ("color-contrast", "button-nam
     options = {"runOnly": {"type": "rule", "values": list(rules)}, "resultTypes": ["violations"]}
     results = Axe().run(page, options=options)
     return [
-        {"rule": v["id"], "nodes": [n.get("target") for n in v.get("nodes", [])][:5], "help": v.get("help")}
+        {"rule": v["id"], "help": v.get("help"),
+         "nodes": [(n.get("target"), (n.get("html") or "")[:160], (n.get("failureSummary") or "")[:200])
+                   for n in v.get("nodes", [])][:5]}
         for v in results.response.get("violations", [])
     ]
 

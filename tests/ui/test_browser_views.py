@@ -90,13 +90,14 @@ def test_a_citation_opens_its_members_anchor(server, context, artifacts_dir):
         link.click()
         docs = page
     docs.wait_for_load_state()
+    docs.bring_to_front()
     anchor = href.partition("#")[2]
     assert docs.url.endswith("#" + anchor)
-    target = docs.locator(f"[id='{anchor}']")
-    target.wait_for()
-    assert target.is_visible() and docs.evaluate(
+    docs.locator(f"[id='{anchor}']").wait_for()
+    assert docs.evaluate("() => document.querySelector(':target') && document.querySelector(':target').id") == anchor
+    docs.wait_for_function(
         "id => { const r = document.getElementById(id).getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }",
-        anchor,
+        arg=anchor, timeout=10_000,
     )
     _shot(docs, artifacts_dir, "citation-opened-anchor")
 
@@ -113,6 +114,7 @@ def test_a_zip_project_gets_a_per_file_table(server, context, artifacts_dir, tmp
     login(page, server.url, "bob", USERS["bob"])
     upload(page, [_mixed_zip(tmp_path / "crate_runner.zip")])
     wait_verdict(page)
+    page.wait_for_timeout(1500)  # the answer re-renders once its report file is attached
     heading = page.get_by_text(re.compile(r"^Files \(\d+\)$")).last
     heading.scroll_into_view_if_needed()
     _shot(page, artifacts_dir, "zip-per-file-table")

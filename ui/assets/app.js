@@ -93,7 +93,14 @@
     if (task) openTrace(task.innerText.split(" · ")[0].trim());
   }, true);
 
-  function run() { skipLink(); nameButtons(document); }
+  // A refused login already says so in the form; Chainlit's toast repeats it as "Unauthorized: credentialssignin".
+  function dropRawToasts() {
+    document.querySelectorAll("[data-sonner-toast]").forEach((t) => {
+      if (/credentialssignin/i.test(t.textContent)) t.remove();
+    });
+  }
+
+  function run() { skipLink(); nameButtons(document); dropRawToasts(); }
   let pending = false;
   function schedule() {  // at most once a frame, however fast a stream re-renders
     if (pending) return;
