@@ -207,9 +207,13 @@ def example_actions() -> list[cl.Action]:
 
 async def try_example(key: str) -> None:
     """Send the example as the user's own message, then handle it like any other."""
-    message = cl.Message(content=messages.EXAMPLES[key][1], type="user_message")
+    label, text = messages.EXAMPLES[key]
+    message = cl.Message(content=text, type="user_message")
     await message.send()
     await on_message(message)
+    layer = get_data_layer()  # Chainlit names a thread begun by an action after the action ("try_example")
+    if layer is not None and cl.context.session.thread_id:
+        await layer.update_thread(cl.context.session.thread_id, name=label.removeprefix("Try: "))
 
 
 def _json_dict(value: Any) -> dict[str, Any]:
