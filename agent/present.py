@@ -145,9 +145,15 @@ def item_citation(item: Mapping[str, Any], chunk: Mapping[str, Any] | None, cita
         return None
     citation = citations.cite(evidence)
     docs = item.get("docs_url")
-    if citation.url is None and docs and _page(docs) == _page(evidence.get("source_url")):
-        citation.url = docs
+    if citation.url is None and docs and _page(docs).endswith(_api_pages(evidence)):
+        citation.url = docs  # a rename row without a page of its own: the class page of one of its two APIs
     return citation
+
+
+def _api_pages(evidence: Mapping[str, Any]) -> tuple[str, ...]:
+    """`/class_characterbody2d.html` for a rename's source and target APIs (`CharacterBody2D.move_and_slide`)."""
+    apis = [evidence.get("source_api"), evidence.get("target_api")]
+    return tuple(f"/class_{str(a).split('.')[0].lower()}.html" for a in apis if a) or ("\0",)
 
 
 def cite_rationale(rationale: str, chunk: Mapping[str, Any], citations: Citations) -> str:

@@ -113,6 +113,13 @@ def test_citations_are_numbered_link_their_own_anchor_and_never_borrow_a_url():
     assert "| `KinematicBody2D` | `CharacterBody2D` | [[1]](https://docs.godotengine.org/en/stable/classes/class_characterbody2d.html) |" in text
     assert f"| `config_version=4` | `config_version=5` | [[2]]({PROJECT}#config-version) |" in text
     assert "config_version=5` | [[2]](" + NODE2D not in text
+    # a rename row with no URL of its own may use the item's link to the class page of one of its APIs
+    report = _project_report()
+    del report["chunks"][0]["evidence"][0]["source_url"]
+    cb2d = "https://docs.godotengine.org/en/stable/classes/class_characterbody2d.html"
+    assert f"| `CharacterBody2D` | [[1]]({cb2d}) |" in final_markdown(report)
+    report["migration_items"][0]["docs_url"] = NODE2D
+    assert "| `CharacterBody2D` | [1] |" in final_markdown(report)
     sources = text.split("#### Sources", 1)[1]
     assert "1. [KinematicBody2D → CharacterBody2D](" in sources and "`godot3-to-4:class:kinematicbody2d-to-characterbody2d`" in sources
     assert f"2. [config_version]({PROJECT}#config-version) · Godot docs" in sources

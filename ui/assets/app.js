@@ -100,7 +100,14 @@
     });
   }
 
-  function run() { skipLink(); nameButtons(document); dropRawToasts(); }
+  // Chainlit's thread-list group labels ("Today") are #77777c on #fafafa (4.2:1); darken them to AA.
+  function darkenFaintLabels() {
+    document.querySelectorAll(".px-2 > span").forEach((s) => {
+      if (getComputedStyle(s).color === "rgb(119, 119, 124)") s.style.color = "#55555c";
+    });
+  }
+
+  function run() { skipLink(); nameButtons(document); dropRawToasts(); darkenFaintLabels(); }
   let pending = false;
   function schedule() {  // at most once a frame, however fast a stream re-renders
     if (pending) return;
