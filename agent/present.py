@@ -145,9 +145,16 @@ def item_citation(item: Mapping[str, Any], chunk: Mapping[str, Any] | None, cita
         return None
     citation = citations.cite(evidence)
     docs = item.get("docs_url")
-    if citation.url is None and docs and _page(docs).endswith(_api_pages(evidence)):
-        citation.url = docs  # a rename row without a page of its own: the class page of one of its two APIs
+    if citation.url is None and docs and _fits(docs, evidence):
+        citation.url = docs
     return citation
+
+
+def _fits(url: str, evidence: Mapping[str, Any]) -> bool:
+    """A link for a rename row that has no page of its own: a docs page about the change (a tutorial
+    such as the migration guide), or the class page of one of its two APIs; never another class page."""
+    page = _page(url)
+    return "/classes/" not in page or page.endswith(_api_pages(evidence))
 
 
 def _api_pages(evidence: Mapping[str, Any]) -> tuple[str, ...]:

@@ -118,7 +118,9 @@ def test_citations_are_numbered_link_their_own_anchor_and_never_borrow_a_url():
     del report["chunks"][0]["evidence"][0]["source_url"]
     cb2d = "https://docs.godotengine.org/en/stable/classes/class_characterbody2d.html"
     assert f"| `CharacterBody2D` | [[1]]({cb2d}) |" in final_markdown(report)
-    report["migration_items"][0]["docs_url"] = NODE2D
+    report["migration_items"][0]["docs_url"] = PROJECT  # the migration guide documents the rename
+    assert f"| `CharacterBody2D` | [[1]]({PROJECT}) |" in final_markdown(report)
+    report["migration_items"][0]["docs_url"] = NODE2D  # an unrelated class page: no link
     assert "| `CharacterBody2D` | [1] |" in final_markdown(report)
     sources = text.split("#### Sources", 1)[1]
     assert "1. [KinematicBody2D → CharacterBody2D](" in sources and "`godot3-to-4:class:kinematicbody2d-to-characterbody2d`" in sources

@@ -103,7 +103,14 @@
   // Chainlit's thread-list group labels ("Today") are #77777c on #fafafa (4.2:1); darken them to AA.
   function darkenFaintLabels() {
     document.querySelectorAll(".px-2 > span").forEach((s) => {
-      if (getComputedStyle(s).color === "rgb(119, 119, 124)") s.style.color = "#55555c";
+      const st = getComputedStyle(s);
+      const faint = st.color === "rgb(119, 119, 124)" || /rgba|\/ 0?\.\d/.test(st.color) || Number(st.opacity) < 1
+        || Number(getComputedStyle(s.parentElement).opacity) < 1;
+      if (faint && !s.closest("button, a")) {
+        s.style.color = "#55555c";
+        s.style.opacity = "1";
+        s.parentElement.style.opacity = "1";
+      }
     });
   }
 
