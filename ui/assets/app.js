@@ -19,8 +19,8 @@
         if (!button.getAttribute("aria-label")) button.setAttribute("aria-label", name);
       });
     }
-    root.querySelectorAll("button").forEach((b) => {
-      if (b.getAttribute("aria-label") || b.textContent.trim() || b.getAttribute("title")) return;
+    root.querySelectorAll("button:not([aria-label])").forEach((b) => {
+      if (b.textContent.trim() || b.getAttribute("title")) return;
       const svg = b.querySelector("svg");
       const cls = svg ? String(svg.getAttribute("class") || "") : "";
       const known = [["copy", "Copy"], ["check", "Copied"], ["thumbs-up", "Helpful"], ["thumbs-down", "Not helpful"],
@@ -102,7 +102,8 @@
 
   // Chainlit's thread-list group labels ("Today") are #77777c on #fafafa (4.2:1); darken them to AA.
   function darkenFaintLabels() {
-    document.querySelectorAll(".px-2 > span").forEach((s) => {
+    document.querySelectorAll(".px-2 > span:not([data-godot-rag-checked])").forEach((s) => {
+      s.setAttribute("data-godot-rag-checked", "");
       const st = getComputedStyle(s);
       const faint = st.color === "rgb(119, 119, 124)" || /rgba|\/ 0?\.\d/.test(st.color) || Number(st.opacity) < 1
         || Number(getComputedStyle(s.parentElement).opacity) < 1;
@@ -116,10 +117,10 @@
 
   function run() { skipLink(); nameButtons(document); dropRawToasts(); darkenFaintLabels(); }
   let pending = false;
-  function schedule() {  // at most once a frame, however fast a stream re-renders
+  function schedule() {  // at most every 300 ms, however fast a long run re-renders its rows
     if (pending) return;
     pending = true;
-    requestAnimationFrame(() => { pending = false; run(); });
+    setTimeout(() => { pending = false; run(); }, 300);
   }
   new MutationObserver(schedule).observe(document.documentElement, { childList: true, subtree: true });
   if (document.readyState !== "loading") run(); else document.addEventListener("DOMContentLoaded", run);
