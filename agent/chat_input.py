@@ -29,6 +29,14 @@ def split_link(text: str) -> tuple[str | None, str]:
     return url, rest
 
 
+def has_code(text: str) -> bool:
+    """True when the message holds something to analyse: a fence or at least one code-looking line.
+
+    "hello, can you help me port my game?" has none: it is a question, never parsed as code.
+    """
+    return bool(_FENCE.search(text)) or any(_CODE_START.search(line) for line in text.splitlines() if line.strip())
+
+
 def split_prompt_and_code(text: str) -> tuple[str, str]:
     """(prompt, code). Fenced blocks are the code and the prose around them the prompt;
     unfenced, leading prose lines before the first code-looking line are the prompt.

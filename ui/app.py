@@ -1,18 +1,22 @@
 """Chainlit handlers of the godot-rag web chat. Only handlers live here; see ui/chat.py and friends.
 
 This file is the chainlit process's entry script (`godot-rag ui` runs `chainlit run ui/app.py`),
-so importing it is start-up: that is when the login methods are read from the environment.
+so importing it is start-up: that is when the login methods and allowed origins are read from
+the environment, and the origin guard and the owner-only file route are put on Chainlit's app.
 """
 
 from __future__ import annotations
 
 import chainlit as cl
+from chainlit.server import app as _server
 
-from ui import chat, messages, runtime
+from ui import chat, files, messages, origins, runtime
 from ui.access import AccessConfig
 from ui.datalayer import make_data_layer
 
 _access = AccessConfig.from_env()
+origins.install(_server, origins.allowed_origins())
+files.install(_server, files.OwnerFileStorage(files.files_root(runtime.settings())))
 
 
 @cl.data_layer
@@ -44,8 +48,8 @@ if _access.header or _access.allow_anonymous:
 
 @cl.on_chat_start
 async def on_chat_start() -> None:
-    """Greet, with what can be sent (several languages)."""
-    await cl.Message(content=messages.GREETING).send()
+    """Greet, with what can be sent (several languages) and clickable examples."""
+    await cl.Message(content=messages.GREETING, actions=chat.example_actions()).send()
 
 
 @cl.on_message
@@ -58,6 +62,12 @@ async def on_message(message: cl.Message) -> None:
 async def on_chat_resume(thread) -> None:
     """A reopened thread: restore its run, offer Resume when it was interrupted."""
     await chat.on_resume(thread)
+
+
+@cl.action_callback("try_example")
+async def on_example_action(action: cl.Action) -> None:
+    """Send one of the greeting's examples."""
+    await chat.try_example(action.payload["example"])
 
 
 @cl.action_callback("resume_analysis")

@@ -10,6 +10,7 @@ import asyncio
 import functools
 import json
 import logging
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -38,7 +39,7 @@ def guarded(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[A
         try:
             return await handler(*args, **kwargs)
         except IntakeError as exc:
-            await cl.Message(content=f"⚠️ {user_message(exc)}").send()
+            await cl.Message(content=f"⚠️ {refusal_text(user_message(exc))}").send()
         except RunBusyError:
             await cl.Message(content=messages.RUN_BUSY).send()
         except Exception:  # the chat's last line of defence: logged in full, reported briefly
@@ -48,6 +49,18 @@ def guarded(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[A
         return None
 
     return wrapper
+
+
+# What git (or any tool) says on stderr starts like this; users get what to do instead.
+_RAW_TOOL_OUTPUT = re.compile(r"^(fatal|error|remote|warning|git exited|ssh|hint)\b", re.I)
+
+
+def refusal_text(text: str) -> str:
+    """An intake refusal as the user reads it: a failed fetch says what to check, never git's stderr."""
+    head, sep, detail = text.partition(": ")
+    if head.startswith("Could not fetch ") and sep and _RAW_TOOL_OUTPUT.match(detail.strip()):
+        return messages.FETCH_FAILED.format(what=head.removeprefix("Could not fetch "))
+    return text
 
 
 def _user() -> str:
@@ -99,7 +112,11 @@ async def _drive(
             await view.seed((await svc.report(event.run_id)).get("chunks") or [])
         await view.on_event(event)
 
-    report = await start(on_event)
+    try:
+        report = await start(on_event)
+    except BaseException:
+        await view.stopped()  # never leave "Reading the source…" spinning next to the error
+        raise
     await _remember_run(report["run_id"])
     await view.finish(report)
     await answer.finish(report)
@@ -157,6 +174,7 @@ async def followup(question: str) -> None:
 @guarded
 async def on_message(message: cl.Message) -> None:
     """Route a message: empty → hint, follow-up → answer, else a new analysis."""
+    from agent.chat_input import has_code, split_link
     from agent.followup import is_followup
 
     text = (message.content or "").strip()
@@ -167,36 +185,100 @@ async def on_message(message: cl.Message) -> None:
     if not files and is_followup(text, has_run=bool(cl.user_session.get("run_id"))):
         await followup(text)
         return
-    intake, title = await _intake(text, files)
-    # Chainlit names a thread after its first text; an upload without text gets the file names.
-    await analyze(intake, title, thread_name=None if text else title.removeprefix("Analysing "))
+    if not files and not has_code(text) and not split_link(text)[0]:
+        await cl.Message(content=messages.QUESTION_WITHOUT_CODE).send()  # a question, not code to analyse
+        return
+    if not text:
+        message.content = "Attached: " + ", ".join(f.name for f in files)  # not an empty bubble
+        await message.update()
+    try:
+        intake, title = await _intake(text, files)
+        # Chainlit names a thread after its first text; an upload without text gets the file names.
+        await analyze(intake, title, thread_name=None if text else title.removeprefix("Analysing "))
+    finally:
+        if not text:
+            await _first_interaction(message.content)
+
+
+async def _first_interaction(text: str) -> None:
+    """Tell the browser the thread has begun, with a non-empty text.
+
+    Chainlit announces a thread's first interaction with the first message's text; for a message of
+    files alone that text is empty, and the browser then keeps the feedback buttons disabled for the
+    whole chat. Sent after the handler's work, so Chainlit's own (empty) announcement is already past.
+    """
+    await cl.context.emitter.emit("first_interaction", {"interaction": text, "thread_id": cl.context.session.thread_id})
+
+
+def example_actions() -> list[cl.Action]:
+    """Buttons under the greeting that send a ready-made example, so a newcomer can start with a click."""
+    return [cl.Action(name="try_example", label=label, payload={"example": key})
+            for key, (label, _text) in messages.EXAMPLES.items()]
+
+
+async def try_example(key: str) -> None:
+    """Send the example as the user's own message, then handle it like any other."""
+    label, text = messages.EXAMPLES[key]
+    message = cl.Message(content=text, type="user_message")
+    await message.send()
+    await on_message(message)
+    layer = get_data_layer()  # Chainlit names a thread begun by an action after the action ("try_example")
+    if layer is not None and cl.context.session.thread_id:
+        await layer.update_thread(cl.context.session.thread_id, name=label.removeprefix("Try: "))
+
+
+def _json_dict(value: Any) -> dict[str, Any]:
+    """Chainlit's metadata, stored as JSON text or as a dict."""
+    if isinstance(value, str):
+        value = json.loads(value or "{}")
+    return value if isinstance(value, dict) else {}
+
+
+RESUME_OFFER = "resume_offer"
+"""metadata mark of the offer message, so a reopened thread shows only the fresh one"""
 
 
 async def on_resume(thread: dict[str, Any]) -> None:
-    """Reopened thread: restore its run, then offer Resume if the analysis was interrupted.
+    """Reopened thread: restore its run, then offer Resume once if there is something to resume.
 
-    Chainlit replays the stored thread to the browser only after this handler returns, and that
-    replay drops live actions; so the offer is sent from a task that runs after the replay.
+    Chainlit replays `thread` to the browser only after this handler returns, and that replay
+    drops live actions; so earlier offers are taken out of the replay (and the database) here,
+    and the one fresh offer is sent from a task that runs after the replay.
     """
-    meta = thread.get("metadata") or {}
-    if isinstance(meta, str):
-        meta = json.loads(meta or "{}")
+    meta = _json_dict(thread.get("metadata"))
+    old = [s for s in thread.get("steps") or [] if _json_dict(s.get("metadata")).get("godot_rag") == RESUME_OFFER]
+    if old:
+        thread["steps"] = [s for s in thread["steps"] if s not in old]
+        layer = get_data_layer()
+        for step in old:
+            if layer is not None:
+                await layer.delete_step(step["id"])
     run_id = meta.get("run_id")
     if not run_id:
         return
     cl.user_session.set("run_id", run_id)
     cl.user_session.set("run_ids", meta.get("run_ids") or [run_id])
-    asyncio.create_task(_offer_resume(run_id))
+    asyncio.create_task(_offer_resume(run_id, asyncio.get_running_loop().time()))
+
+
+def resumable(report: dict[str, Any]) -> bool:
+    """Interrupted or failed with chunks left to judge; a run with no chunks has nothing to resume."""
+    progress = report.get("progress") or {}
+    total, done = progress.get("total", 0), progress.get("done", 0)
+    return report.get("status") in {"interrupted", "failed"} and total > 0 and done < total
 
 
 @guarded
-async def _offer_resume(run_id: str) -> None:
-    await asyncio.sleep(0.5)  # let Chainlit's thread replay reach the browser first
+async def _offer_resume(run_id: str, reopened_at: float) -> None:
     svc = await runtime.service()
     report = await svc.report(run_id)
-    if report.get("status") == "interrupted":
-        progress = report.get("progress") or {}
-        await cl.Message(
-            content=messages.RESUMABLE.format(done=progress.get("done", 0), total=progress.get("total", 0)),
-            actions=[cl.Action(name="resume_analysis", label="Resume analysis", payload={"run_id": run_id})],
-        ).send()
+    if not resumable(report):
+        return
+    # let Chainlit's thread replay reach the browser first (it is emitted right after on_resume)
+    await asyncio.sleep(max(0.0, 0.5 - (asyncio.get_running_loop().time() - reopened_at)))
+    progress = report.get("progress") or {}
+    await cl.Message(
+        content=messages.RESUMABLE.format(done=progress.get("done", 0), total=progress.get("total", 0)),
+        actions=[cl.Action(name="resume_analysis", label="Resume analysis", payload={"run_id": run_id})],
+        metadata={"godot_rag": RESUME_OFFER},
+    ).send()

@@ -1,14 +1,17 @@
 """Prepare and start the Chainlit server: app root, auth secret, migrations, then run chainlit.
 
-Chainlit reads `.chainlit/config.toml` from its app root and writes translations and uploads
-there, so the app root lives under GODOT_RAG_HOME (never the checkout) and the committed
-config in `ui/assets/` is copied into it on every start.
+Chainlit reads `.chainlit/config.toml` from its app root and keeps a session's uploads in its
+`.files` folder, which it deletes when it stops. So every UI instance (host and port) gets its own
+app root under GODOT_RAG_HOME/chainlit_app/ (never the checkout): stopping one UI never takes the
+files of another on the same home. The committed config in `ui/assets/` is copied into it on
+every start, with the allowed origins filled in.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -20,16 +23,25 @@ from agent.settings import Settings
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 APP = Path(__file__).resolve().parent / "app.py"
+# Served by Chainlit from the app root's public folder: styles, button names, the product's logo.
+PUBLIC_ASSETS = ("style.css", "app.js", "logo_light.svg", "logo_dark.svg", "favicon.svg", "login.svg")
 
 
-def app_root(settings: Settings) -> Path:
-    """Create the Chainlit app root under GODOT_RAG_HOME with the committed config and welcome page."""
-    root = settings.home / "chainlit_app"
+def app_root(settings: Settings, *, host: str, port: int, origins: tuple[str, ...] = ()) -> Path:
+    """Create this instance's Chainlit app root with the committed config, welcome page and styles.
+
+    `origins` (GODOT_RAG_UI_ALLOWED_ORIGINS) become Chainlit's CORS list; the chat's own origin
+    needs no entry (see ui/origins.py).
+    """
+    root = settings.home / "chainlit_app" / re.sub(r"[^A-Za-z0-9.-]", "_", f"{host}_{port}")
     (root / ".chainlit").mkdir(parents=True, exist_ok=True)
     (root / "public").mkdir(exist_ok=True)
-    shutil.copyfile(ASSETS / "config.toml", root / ".chainlit" / "config.toml")
+    config = (ASSETS / "config.toml").read_text(encoding="utf-8")
+    config = re.sub(r"(?m)^allow_origins = .*$", "allow_origins = " + json.dumps(list(origins)), config)
+    (root / ".chainlit" / "config.toml").write_text(config, encoding="utf-8")
     shutil.copyfile(ASSETS / "chainlit.md", root / "chainlit.md")
-    shutil.copyfile(ASSETS / "style.css", root / "public" / "style.css")
+    for name in PUBLIC_ASSETS:
+        shutil.copyfile(ASSETS / name, root / "public" / name)
     _english_wording(root)
     return root
 
@@ -43,6 +55,9 @@ _WORDING = {
     ("chat", "messages", "status", "used"): "Trace:",
     ("chat", "messages", "status", "using"): "Tracing",
     ("chat", "watermark"): "Verdicts cite the official Godot docs: check the evidence links.",
+    ("auth", "login", "errors", "credentialssignin"): "Wrong user name or password. Check both and try again.",
+    ("auth", "login", "errors", "credentialsSignin"): "Wrong user name or password. Check both and try again.",
+    ("auth", "login", "errors", "default"): "Wrong user name or password, or the sign-in failed. Check both and try again.",
 }
 
 
@@ -55,9 +70,8 @@ def _english_wording(root: Path) -> None:
     for path, text in _WORDING.items():
         node = strings
         for key in path[:-1]:
-            node = node.get(key, {})
-        if path[-1] in node:
-            node[path[-1]] = text
+            node = node.setdefault(key, {})
+        node[path[-1]] = text
     dest = root / ".chainlit" / "translations"
     dest.mkdir(parents=True, exist_ok=True)
     (dest / "en-US.json").write_text(json.dumps(strings, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -81,10 +95,12 @@ def launch(settings: Settings, *, host: str, port: int) -> int:
     """Migrate the database (Chainlit tables included), then run chainlit until it exits."""
     from agent.storage import DatabaseError, connection, migrate
     from ui.access import AccessConfig
+    from ui.origins import allowed_origins
 
     try:
         access = AccessConfig.from_env()
-    except ValueError as exc:  # a malformed GODOT_RAG_UI_USERS: say so, no traceback
+        origins = allowed_origins()
+    except ValueError as exc:  # a malformed GODOT_RAG_UI_USERS or GODOT_RAG_UI_ALLOWED_ORIGINS: no traceback
         print(f"ui: {exc}", file=sys.stderr)
         return 2
     if not access.any_login():
@@ -99,7 +115,7 @@ def launch(settings: Settings, *, host: str, port: int) -> int:
     except DatabaseError as exc:
         print(f"ui: {exc}", file=sys.stderr)
         return 1
-    root = app_root(settings)
+    root = app_root(settings, host=host, port=port, origins=origins)
     env = dict(os.environ)
     env.update(
         CHAINLIT_APP_ROOT=str(root),

@@ -22,7 +22,25 @@ NOT_GITHUB = (
     "optionally `/tree/<ref>/<folder>`). For other code, paste it or upload the files or a `.zip`."
 )
 
-INTERNAL_ERROR = "Something went wrong on our side while doing that (reference `{ref}`). Please try again."
+INTERNAL_ERROR = (
+    "Something went wrong on our side, so this analysis stopped (reference `{ref}`). Nothing you sent is lost: "
+    "send it again in a **new chat**; if it fails again, give the reference `{ref}` to whoever runs this chat."
+)
+
+FETCH_FAILED = (
+    "Could not fetch {what}. Check that the repository is **public** on github.com and that the branch, tag "
+    "or folder in the link exists (`https://github.com/owner/repo/tree/<ref>/<folder>`). If it does, GitHub "
+    "may be unreachable from this server: try again later, or upload the project as a `.zip` instead."
+)
+
+QUESTION_WITHOUT_CODE = """Happy to help with that. I answer from your code, so send me some of it:
+- paste a **GDScript snippet** (plain or in ``` fences), optionally with your question above it
+- attach `.gd`, `.tscn`, `project.godot` files or a **.zip** of the project (paperclip button)
+- or paste a **GitHub link**: `https://github.com/owner/repo`
+
+I will say, chunk by chunk with links to the Godot docs, whether it is Godot 3 or Godot 4 and what to change.
+
+한국어: 코드나 파일/zip, GitHub 링크를 보내 주세요. · 中文：请发送代码、文件/zip 或 GitHub 链接。 · Русский: пришлите код, файлы/zip или ссылку на GitHub."""
 
 RESUMABLE = (
     "This thread's analysis was interrupted at **{done} of {total}** chunks. "
@@ -32,3 +50,23 @@ RESUMABLE = (
 NOTHING_TO_RESUME = "There is no interrupted analysis in this thread."
 
 RUN_BUSY = "This analysis is already running (perhaps in another tab); its progress shows there."
+
+# Clickable example prompts under the greeting: (button label, the message it sends).
+EXAMPLES = {
+    "godot3": (
+        "Try: a Godot 3 player script",
+        "Is this Godot 3 or Godot 4, and what must change?\n"
+        "extends KinematicBody2D\n\nexport var speed = 200\nvar velocity = Vector2()\n\n"
+        "func _physics_process(delta):\n"
+        "\tvelocity.x = Input.get_action_strength(\"ui_right\") - Input.get_action_strength(\"ui_left\")\n"
+        "\tvelocity = move_and_slide(velocity * speed)\n",
+    ),
+    "godot4": (
+        "Try: a Godot 4 player script",
+        "Is this Godot 4 code?\n"
+        "extends CharacterBody2D\n\n@export var speed := 200.0\n\n"
+        "func _physics_process(delta: float) -> void:\n"
+        "\tvelocity = Input.get_vector(\"ui_left\", \"ui_right\", \"ui_up\", \"ui_down\") * speed\n"
+        "\tmove_and_slide()\n",
+    ),
+}

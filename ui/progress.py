@@ -11,7 +11,8 @@ from typing import Any
 
 import chainlit as cl
 
-from ui.render import STATUS_WORD, chunk_label, chunk_step_name, progress_line, trace_markdown
+from agent.present import is_neutral
+from ui.render import STATUS_WORD, chunk_label, chunk_step_name, display_path, progress_line, trace_markdown
 
 _TASK_STATUS = {
     "done": cl.TaskStatus.DONE,
@@ -20,6 +21,11 @@ _TASK_STATUS = {
     "stopped": cl.TaskStatus.FAILED,
 }
 _MIN_REFRESH_S = 0.4
+
+
+def _is_neutral(trace: dict[str, Any] | None) -> bool:
+    """No version signal and nothing to change: the chunk's trace is folded away with its kind."""
+    return is_neutral({"status": "done", "judgment": (trace or {}).get("judgment")})
 
 
 def _kind_of(chunk_id: str | None) -> str:
@@ -44,11 +50,14 @@ class ProgressView:
         self.run_id: str | None = None
         self._last_refresh = 0.0
         self.seeded = False
+        self.groups: dict[str, cl.Step] = {}
+        """trace containers: one per file (projects only) and one for each file's neutral chunks"""
+        self.neutral: Counter[str] = Counter()
 
     async def start(self) -> None:
         """Show the progress message, the (empty) task list and the trace container."""
         await self.message.send()
-        self.trace_root.output = "One entry per chunk: what was tracked, what was searched, what was found, the judgment."
+        self.trace_root.output = "One trace per chunk: what was tracked, what was searched, what was found, the judgment."
         await self.trace_root.send()
 
     async def on_event(self, event: Any) -> None:
@@ -83,7 +92,8 @@ class ProgressView:
         status = event.status or "waiting"
         await self._set(chunk, status)
         if status in {"done", "failed"}:
-            step = cl.Step(name=chunk_step_name(chunk), type="tool", parent_id=self.trace_root.id, default_open=False)
+            parent = await self._parent_of(chunk, neutral=status == "done" and _is_neutral(event.trace))
+            step = cl.Step(name=chunk_step_name(chunk), type="tool", parent_id=parent.id, default_open=False)
             if status == "failed":
                 step.is_error = True
                 step.output = f"This chunk failed: {event.message or 'no reason given'}"
@@ -91,6 +101,30 @@ class ProgressView:
                 step.output = trace_markdown(chunk, event.trace)
             await step.send()
             self.tasks[event.chunk_id].forId = step.id
+
+    async def _group(self, key: str, name: str, parent: cl.Step, output: str) -> cl.Step:
+        step = self.groups.get(key)
+        if step is None:
+            step = cl.Step(name=name, type="tool", parent_id=parent.id, default_open=False)
+            step.output = output
+            await step.send()
+            self.groups[key] = step
+        return step
+
+    async def _parent_of(self, chunk: dict[str, Any], *, neutral: bool) -> cl.Step:
+        """Where a chunk's trace goes: under its file (in a project), neutral chunks folded into their own group."""
+        path = display_path(chunk.get("source_file", ""))
+        parent = self.trace_root
+        if len({c.get("source_file") for c in self.chunks.values()}) > 1:
+            parent = await self._group(f"file:{path}", path, parent, f"The chunks of {path}, in file order.")
+        if not neutral:
+            return parent
+        self.neutral[path] += 1
+        group = await self._group(
+            f"neutral:{path}", f"{path}: chunks with no version signal", parent,
+            "Chunks that say nothing about Godot 3 or 4 and need no change (folded away).",
+        )
+        return group
 
     async def _set(self, chunk: dict[str, Any], status: str) -> None:
         """Create or update the chunk's task row."""
@@ -138,8 +172,26 @@ class ProgressView:
         self.done = progress.get("done", self.done)
         self.total = progress.get("total", self.total)
         status = report.get("status", "")
-        self.trace_root.output = f"{len(self.chunks)} chunk traces below. Run `{report.get('run_id')}` {status}."
+        self.trace_root.output = (
+            f"One trace per chunk ({len(self.chunks)}): what was tracked, what was searched, what was found, "
+            f"the judgment. Run `{report.get('run_id')}` {status}."
+        )
         await self.trace_root.update()
         await self._refresh(force=True)
         self.task_list.status = f"{status}: {self.done}/{self.total} chunks"
         await self.task_list.send()
+
+    async def stopped(self) -> None:
+        """The run raised: end the progress display (the error message that follows says what to do)."""
+        for chunk_id, state in list(self.states.items()):
+            if state in {"processing", "waiting", "pending"}:
+                self.states[chunk_id] = "stopped"
+                self.tasks[chunk_id].status = cl.TaskStatus.FAILED
+        line = progress_line(self.done, self.total, self.counts()) + "\n\n" if self.total else ""
+        self.message.content = f"**{self.title}**\n\n{line}Stopped: this analysis did not finish."
+        await self.message.update()
+        if self.tasks:
+            self.task_list.status = f"stopped: {self.done}/{self.total} chunks"
+            await self.task_list.send()
+        self.trace_root.output = "The analysis stopped before every chunk was judged."
+        await self.trace_root.update()

@@ -8,6 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote
+
+from agent.present import (
+    SCORE_SCALE,
+    TABLE_ORDER,
+    TABLE_WORDS,
+    MATCH_WORDS,
+    Citation,
+    Citations,
+    chunk_citations,
+    cite_rationale,
+    cited_ids,
+    file_summaries,
+    item_citation,
+    kind_words,
+    number_ranges,
+)
 
 VERDICT_TEXT = {
     "godot4": "Godot 4 code",
@@ -58,6 +75,26 @@ def _link(title: str, url: str | None) -> str:
     return f"[{_esc(title)}]({url})" if url else _esc(title)
 
 
+def _code(text: Any) -> str:
+    """An id or name as inline code: never parsed as Markdown (links, emoji, emphasis)."""
+    return f"`{_esc(text).replace('`', '')}`"
+
+
+def cite_mark(c: Citation) -> str:
+    """`[1]`, linked to the exact anchor of the evidence it names."""
+    return f"[[{c.number}]]({c.url})" if c.url else f"[{c.number}]"
+
+
+def sources_markdown(citations: Citations, heading: str = "#### Sources") -> str:
+    """The numbered sources: title linked to the anchor, where it comes from, and its id as code."""
+    if not len(citations):
+        return ""
+    out = [heading, ""]
+    for c in citations:
+        out.append(f"{c.number}. {_link(c.title, c.url)} · {c.source_words} · {_code(c.record_id)}")
+    return "\n".join(out)
+
+
 def verdict_markdown(report: Mapping[str, Any]) -> str:
     """The project verdict with counts, or what is missing when the run did not finish."""
     verdict = report.get("verdict") or {}
@@ -90,18 +127,44 @@ def _item_location(item: Mapping[str, Any]) -> str:
     return chunk_label(item.get("source_file") or item.get("file") or "", item.get("start_line"), item.get("end_line"))
 
 
-def migration_markdown(report: Mapping[str, Any], limit: int = 60) -> str:
-    """Migration items: file:lines, old → new, docs link. Empty string when there are none."""
+def migration_markdown(report: Mapping[str, Any], citations: Citations, limit: int = 60) -> str:
+    """Migration items: file and lines, old → new, and the numbered source. Empty when there are none."""
     items = report.get("migration_items") or []
     if not items:
         return ""
-    out = ["#### What to change", "", "| where | Godot 3 | Godot 4 | docs |", "|---|---|---|---|"]
+    chunks = {c.get("chunk_id"): c for c in report.get("chunks") or []}
+    by_place = {(c.get("source_file"), c.get("start_line"), c.get("end_line")): c for c in chunks.values()}
+    out = ["#### What to change", "", "| where | Godot 3 | Godot 4 | source |", "|---|---|---|---|"]
     for item in items[:limit]:
-        new = item.get("new") or "(removed: see docs)"
-        docs = _link("docs", item.get("docs_url")) if item.get("docs_url") else ""
-        out.append(f"| {_esc(_item_location(item))} | `{_esc(item.get('old'))}` | `{_esc(new)}` | {docs} |")
+        chunk = chunks.get(item.get("chunk_id")) or by_place.get(
+            (item.get("source_file"), item.get("start_line"), item.get("end_line")))
+        new = item.get("new") or "(removed: see the source)"
+        c = item_citation(item, chunk, citations)
+        out.append(f"| {_esc(_item_location(item))} | {_code(item.get('old'))} | {_code(new)} | {cite_mark(c) if c else ''} |")
     if len(items) > limit:
         out.append(f"\n…and {len(items) - limit} more in the JSON report.")
+    return "\n".join(out)
+
+
+FILE_VERDICT_WORDS = {
+    "godot3": "Godot 3: needs work", "godot4": "Godot 4", "mixed": "mixed: needs work",
+    "neutral": "no version signal", "pending": "not judged yet",
+}
+
+
+def files_markdown(report: Mapping[str, Any]) -> str:
+    """A project's per-file table: verdict, migration items, and its chunks (the traces' `#n`)."""
+    rows = file_summaries(report)
+    if len(rows) < 2:
+        return ""
+    out = [f"#### Files ({len(rows)})", "", "| file | verdict | migration items | chunks (see the trace) |", "|---|---|---:|---|"]
+    for r in sorted(rows, key=lambda r: (-r.migration_items, r.verdict != "godot3", r.path)):
+        flagged = f" (flagged {number_ranges(r.flagged_numbers)})" if r.flagged_numbers else ""
+        chunks = f"[{number_ranges(r.chunk_numbers)}](#trace:{quote(display_path(r.path))})" if r.chunk_numbers else ""
+        out.append(
+            f"| {_code(display_path(r.path))} | {FILE_VERDICT_WORDS.get(r.verdict, r.verdict)} | {r.migration_items} "
+            f"| {chunks}{flagged} |"
+        )
     return "\n".join(out)
 
 
@@ -143,11 +206,12 @@ def is_noise_only(report: Mapping[str, Any]) -> bool:
 
 
 def final_markdown(report: Mapping[str, Any]) -> str:
-    """The whole closing answer: direct answer, verdict, migration items, excluded files."""
+    """The whole closing answer: direct answer, verdict, files, migration items with sources, excluded files."""
     if is_noise_only(report):
         return NOT_GODOT + "\n\n" + verdict_markdown(report)
-    parts = [direct_answer_markdown(report), verdict_markdown(report), migration_markdown(report)]
-    parts.append(excluded_markdown(report))
+    citations = Citations()
+    parts = [direct_answer_markdown(report), verdict_markdown(report), files_markdown(report),
+             migration_markdown(report, citations), sources_markdown(citations), excluded_markdown(report)]
     return "\n\n".join(p for p in parts if p)
 
 
@@ -157,39 +221,56 @@ def cues_markdown(terms: Iterable[str]) -> str:
     return " · ".join(f"`{_esc(t)}`" for t in terms) if terms else "(none)"
 
 
-def evidence_markdown(evidence: Iterable[Mapping[str, Any]]) -> str:
-    """Candidates found: table, title, score and the docs link."""
+def evidence_markdown(evidence: Iterable[Mapping[str, Any]], cited: Iterable[str] = (),
+                      citations: Citations | None = None, per_table: int = 5) -> str:
+    """Candidates found, grouped by where they come from; the ones the judgment used are marked."""
     rows = list(evidence)
     if not rows:
         return "(no candidates)"
-    out = ["| table | title | score | docs |", "|---|---|---:|---|"]
-    for e in rows:
-        title = e.get("title") or e.get("record_id")
-        if e.get("source_api") and e.get("target_api"):
-            title = f"{e['source_api']} → {e['target_api']}"
-        url = e.get("source_url")
-        score = e.get("score")
-        score_text = f"{score:.3f}" if isinstance(score, int | float) else _esc(score)
-        out.append(f"| {_esc(e.get('table'))} | {_esc(title)} | {score_text} | {_link('docs', url) if url else ''} |")
+    cited = set(cited)
+    citations = citations if citations is not None else Citations()
+    out = [f"_Score: {SCORE_SCALE}._"]
+    tables = [t for t in TABLE_ORDER if any(e.get("table") == t for e in rows)]
+    tables += sorted({str(e.get("table")) for e in rows} - set(tables))
+    for table in tables:
+        group = [e for e in rows if e.get("table") == table]
+        # cited first, then by score: what the judgment used is never folded away
+        group.sort(key=lambda e: (str(e.get("record_id")) not in cited, -float(e.get("score") or 0)))
+        shown = group[: max(per_table, sum(1 for e in group if str(e.get("record_id")) in cited))]
+        out += ["", f"**{TABLE_WORDS.get(table, table)}** ({len(group)})", "",
+                "| used | candidate | found by | score |", "|---|---|---|---:|"]
+        for e in shown:
+            c = citations.cite(e)
+            used = f"✓ {cite_mark(c)}" if c.record_id in cited else ""
+            found_by = ", ".join(MATCH_WORDS.get(m, m) for m in e.get("match") or [])
+            score = e.get("score")
+            score_text = f"{score:.3f}" if isinstance(score, int | float) else _esc(score)
+            out.append(f"| {used} | {_link(c.title, c.url)} | {_esc(found_by)} | {score_text} |")
+        if len(group) > len(shown):
+            out.append(f"\n…and {len(group) - len(shown)} more in the JSON report.")
     return "\n".join(out)
 
 
-def judgment_markdown(judgment: Mapping[str, Any] | None) -> str:
-    """Signal, label, migration, confidence, and the rationale with its evidence ids."""
+def judgment_markdown(judgment: Mapping[str, Any] | None, chunk: Mapping[str, Any] | None = None,
+                      citations: Citations | None = None) -> str:
+    """Signal, label, migration, confidence, and the rationale with numbered citations."""
     if not judgment:
         return "(not judged yet)"
+    chunk = dict(chunk or {})
+    chunk.setdefault("judgment", judgment)
+    citations = citations if citations is not None else Citations()
     migration = "yes" if judgment.get("migration_required") else "no"
     conf = judgment.get("confidence")
     out = [
         f"- signal: **{_esc(judgment.get('version_signal'))}**",
-        f"- label: `{_esc(judgment.get('label'))}`",
+        f"- label: {_code(judgment.get('label'))}",
         f"- migration required: {migration}",
         f"- confidence: {conf:.2f}" if isinstance(conf, int | float) else f"- confidence: {_esc(conf)}",
-        f"- rationale: {judgment.get('rationale', '')}",
+        f"- why: {cite_rationale(str(judgment.get('rationale') or ''), chunk, citations)}",
     ]
-    ids = judgment.get("evidence_ids") or []
-    if ids:
-        out.append("- evidence ids: " + ", ".join(f"`{_esc(i)}`" for i in ids))
+    used = chunk_citations(chunk, citations)
+    if used:
+        out.append("- evidence used: " + ", ".join(f"{cite_mark(c)} {_code(c.record_id)}" for c in used))
     return "\n".join(out)
 
 
@@ -204,12 +285,16 @@ def trace_markdown(chunk: Mapping[str, Any], trace: Mapping[str, Any] | None) ->
     evidence = trace.get("evidence") if trace.get("evidence") is not None else chunk.get("evidence") or []
     terms = trace.get("query_terms") if trace.get("query_terms") is not None else chunk.get("query_terms") or []
     text = trace.get("chunk_text") or chunk.get("chunk_text")
+    full = {**chunk, "evidence": evidence, "judgment": judgment}
+    citations = Citations()
+    judged = judgment_markdown(judgment, full, citations)  # numbers the cited sources first
     out = [
         "**Tracking only (never searched)**",
         "",
-        f"- current file: `{_esc(display_path(chunk.get('source_file', '')))}`",
-        f"- line range: {lines(chunk.get('start_line'), chunk.get('end_line'))}",
-        f"- chunk: `{_esc(chunk.get('chunk_id'))}` (order {chunk.get('chunk_order', '')})",
+        f"- current file: {_code(display_path(chunk.get('source_file', '')))}",
+        f"- line range: {lines(chunk.get('start_line'), chunk.get('end_line'))} (the file's own lines)",
+        f"- piece: {kind_words(chunk.get('chunk_kind'))}, chunk #{int(chunk.get('chunk_order', 0)) + 1} "
+        f"({_code(chunk.get('chunk_id'))})",
         "",
         "**Sent to the retriever: the chunk text**",
         "",
@@ -221,11 +306,11 @@ def trace_markdown(chunk: Mapping[str, Any], trace: Mapping[str, Any] | None) ->
         "",
         "**Candidates found**",
         "",
-        evidence_markdown(evidence),
+        evidence_markdown(evidence, cited_ids(full), citations),
         "",
         "**Judgment**",
         "",
-        judgment_markdown(judgment),
+        judged,
     ]
     return "\n".join(out)
 
@@ -236,7 +321,7 @@ def chunk_step_name(chunk: Mapping[str, Any]) -> str:
     where = chunk_label(chunk.get("source_file", ""), chunk.get("start_line"), chunk.get("end_line"))
     kind = chunk.get("chunk_kind") or ""
     name = str(chunk.get("chunk_id", "")).rsplit(":", 1)[-1]
-    tail = {"function": name, "inner_class": f"class {name}", "signal": f"signal {name}"}.get(kind, kind)
+    tail = {"function": name, "inner_class": f"class {name}", "signal": f"signal {name}"}.get(kind, kind_words(kind))
     return f"#{number} {where} · {tail}" if tail else f"#{number} {where}"
 
 

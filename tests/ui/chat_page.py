@@ -64,6 +64,13 @@ def open_trace(page, step_name_part: str, scroll_to: str | None = None) -> str:
     if root.get_attribute("aria-expanded") != "true":
         root.click()
     button = page.locator(f"button[id^='step-#'][id*='{step_name_part}']").last
+    for _ in range(3):  # a project's traces sit under their file, neutral chunks in a folded group
+        if button.count():
+            break
+        for group in page.locator("button[id^='step-']:not([id^='step-#'])[aria-expanded='false']").all():
+            if group.get_attribute("id") != "step-Per-chunk trace":
+                group.click()
+        page.wait_for_timeout(300)
     button.wait_for()
     if button.get_attribute("aria-expanded") != "true":
         button.click()
@@ -82,3 +89,39 @@ def trace_section(text: str, heading: str, next_heading: str) -> str:
     """The part of a trace between two of its headings."""
     start = text.index(heading) + len(heading)
     return text[start:text.index(next_heading, start)].strip()
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def axe_violations(page, rules: tuple[str, ...] = ("color-contrast", "button-name", "link-name", "image-alt")) -> list[dict]:
+    """axe-core (shipped inside the axe-playwright-python wheel, nothing downloaded) run in the page."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {"runOnly": {"type": "rule", "values": list(rules)}, "resultTypes": ["violations"]}
+    results = Axe().run(page, options=options)
+    return [
+        {"rule": v["id"], "help": v.get("help"),
+         "nodes": [(n.get("target"), (n.get("html") or "")[:160], (n.get("failureSummary") or "")[:200])
+                   for n in v.get("nodes", [])][:5]}
+        for v in results.response.get("violations", [])
+    ]
+
+
+def clipped_tables(page) -> list[str]:
+    """Tables and code blocks that stick out of the viewport or cut their content without a scrollbar."""
+    return page.evaluate(
+        """() => {
+        const out = [];
+        const w = document.documentElement.clientWidth;
+        for (const el of document.querySelectorAll('.markdown-body table, .prose table, .markdown-body pre, .prose pre')) {
+          if (!el.offsetParent) continue;  // folded away
+          const r = el.getBoundingClientRect();
+          const style = getComputedStyle(el);
+          const scrolls = ['auto', 'scroll'].includes(style.overflowX);
+          if (r.right > w + 1 || (el.scrollWidth > el.clientWidth + 1 && !scrolls))
+            out.push(el.tagName + ' ' + Math.round(r.right) + '/' + w + ' ' + el.innerText.slice(0, 40));
+        }
+        return out;
+      }"""
+    )

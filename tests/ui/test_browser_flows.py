@@ -77,7 +77,7 @@ def test_flow2_godot3_enemy_needs_migration_with_docs_evidence(server, page, art
     verdict = wait_verdict(page)
     assert "godot3" in verdict.inner_text()
     assert "migration required" in verdict.inner_text()
-    trace = open_trace(page, "class_extends", scroll_to="Candidates found")
+    trace = open_trace(page, "extends line", scroll_to="Candidates found")
     assert re.search(r"KinematicBody2D\s*→\s*CharacterBody2D", trace)
     docs = page.locator("a[href*='class_characterbody2d']")
     assert docs.count() > 0
