@@ -3,7 +3,7 @@
 Prints pages, chunks, embeddings/s, the pipeline's embeddings/s as a ratio of the raw model
 throughput measured in the same run, full and unchanged re-ingest times, peak RSS, and
 hybrid-query latency p50/p95 over the full corpus (exact + tsv + trigram + vector, fused).
-The configured precision (default int8) is compared with float32 on the same sample in the same run:
+The configured precision (`auto`: bf16 where native, else float32; int8 opt-in) is compared with float32 on the same sample in the same run:
 raw texts/s of both (alternating, so load drift hits both alike), the cosine between their vectors, and
 how many top-10 results change on real chunk queries, for the vector search alone (index and queries
 in each precision) and for the product's hybrid retrieval (queries in each precision on the ingested index).

@@ -44,6 +44,8 @@ class Evidence(_Part):
     source_api: str | None = None
     source_url: str | None = None
     target_api: str | None = None
+    doc_version: str | None = None
+    """Which docs a docs chunk quotes: "3.4" or the 4.x corpus's version (None for other tables)."""
 
 
 class Change(_Part):
@@ -55,6 +57,8 @@ class Change(_Part):
     docs_url: str | None = None
     change_type: str
     evidence_id: str
+    old_docs_url: str | None = None
+    """The Godot 3.4 page of what the code uses, beside `docs_url` (the 4.x page of what replaces it)."""
 
 
 class JudgmentView(_Part):
@@ -152,6 +156,8 @@ class MigrationItem(_Part):
     new: str | None
     docs_url: str | None
     evidence_id: str | None
+    old_docs_url: str | None = None
+    """The Godot 3.4 page of what the code uses (the 4.x replacement is `docs_url`)."""
 
 
 class MigrationChange(_Part):
@@ -166,6 +172,7 @@ class MigrationChange(_Part):
     docs_url: str | None
     evidence_id: str | None
     chunk_id: str
+    old_docs_url: str | None = None
 
 
 class DirectAnswer(_Part):

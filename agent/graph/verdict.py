@@ -77,6 +77,7 @@ def migration_items(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                     "source_file": r["source_file"], "start_line": r["start_line"], "end_line": r["end_line"],
                     "old": None, "new": None, "change_type": j.get("label"), "docs_url": None,
                     "evidence_id": (j.get("evidence_ids") or [None])[0], "chunk_id": r["chunk_id"],
+                    "old_docs_url": None,
                 }
             )
         for c in changes:
@@ -85,6 +86,7 @@ def migration_items(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                     "source_file": r["source_file"], "start_line": r["start_line"], "end_line": r["end_line"],
                     "old": c.get("old"), "new": c.get("new"), "change_type": c.get("change_type"),
                     "docs_url": c.get("docs_url"), "evidence_id": c.get("evidence_id"), "chunk_id": r["chunk_id"],
+                    "old_docs_url": c.get("old_docs_url"),
                 }
             )
     return items

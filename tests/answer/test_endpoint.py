@@ -26,14 +26,14 @@ async def test_judge_sends_thinking_off_only_where_accepted(refuse, tmp_path):
     args = ["--mode", "good"] + (["--no-template-kwargs"] if refuse else [])
     with running_server("stub_server.py", *args) as url:
         settings = Settings(home=tmp_path, llm_base_url=url, llm_model="stub", llm_max_retries=0)
-        judge = LLMJudge(settings, fallback=EvidenceJudge())
+        judge = LLMJudge(settings)
         judge.cache.get = lambda key: None  # no cache: every judgment goes to the endpoint
         judge.cache.put = lambda *a, **k: None
         outcome = await judge.judge(_input())
         again = await judge.judge(_input())
         stats = httpx.get(url.removesuffix("/v1") + "/stats").json()
-    assert outcome.judge_kind == "llm" and outcome.fallback_reason is None
-    assert again.judge_kind == "llm"
+    assert outcome.judgment.label and outcome.attempts == 1  # the endpoint's own parsed answer, no fallback
+    assert again.attempts == 1
     if refuse:  # one refusal, then two calls without the field
         assert stats["requests"] == 2 and stats["template_kwargs"] is None
     else:

@@ -86,7 +86,7 @@ def test_analyze_json_is_golden(case, kb_settings, tmp_path, monkeypatch, capsys
     monkeypatch.delenv("GODOT_RAG_JUDGE", raising=False)
     target, stdin = _target(case, tmp_path)
     if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8"))
     args = ["analyze", target, "--format", "json", "--run-id", f"golden-{case.replace('_', '-')}"]
     prompt = CASES[case][2]
     if prompt:

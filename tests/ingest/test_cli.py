@@ -34,5 +34,5 @@ def test_mapping_review_commands(kb_db_factory, monkeypatch, capsys):
     assert "yield-to-await" in capsys.readouterr().out
     assert main(["mapping", "approve", "no:such:id"]) == 2
     assert "no api_mapping row" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["mapping", "reject", mid])  # --why is required
+    assert main(["mapping", "reject", mid]) == 2  # --why is required: a usage error, exit 2
+    assert "--why" in capsys.readouterr().err

@@ -24,10 +24,11 @@ async def answer(state: AnalysisState, *, config: RunnableConfig, runtime: Runti
     from agent.answer import answer_run
 
     ctx = runtime.context
-    if state.status != "completed" or not state.verdict:
-        return {}
     run_id = state.run_id
-    report = await build_report(ctx.store, run_id, live=False)
+    run = await ctx.store.get_run(run_id) or {}
+    if run.get("status") != "completed" or not run.get("verdict"):  # aggregate stored both
+        return {}
+    report = (await build_report(ctx.store, run_id, live=False)).to_dict()
     total = report["progress"]["total"]
     pending: list[str] = []
 
@@ -49,8 +50,7 @@ async def answer(state: AnalysisState, *, config: RunnableConfig, runtime: Runti
         log.exception("answer for run %s failed; the report goes out without one", run_id)
         return {}
     await flush()
-    verdict = {**state.verdict, "answer": result.model_dump()}
-    await ctx.store.update_run(run_id, verdict=verdict)
+    await ctx.store.update_run(run_id, verdict={**run["verdict"], "answer": result.model_dump()})
     await ctx.emit(ProgressEvent(run_id=run_id, kind="answer", done=total, total=total, status=result.writer,
                                  message=result.markdown))
-    return {"verdict": verdict}
+    return {}
