@@ -132,14 +132,15 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
                 "SELECT c.id, max(c.score)::float8 AS score, max(c.tie) AS tie"
                 " FROM ({per_probe}) c GROUP BY c.id"
             ).format(per_probe=per_probe)))
-        # Equal distances (records with the same text) come back in scan or HNSW-graph order, which
-        # differs between two builds of the same knowledge base: take a few spare rows, then order
-        # ties by id, so the same KB content always gives the same evidence.
+        # Exact nearest neighbours, ties by id: an HNSW scan is approximate, its graph differs between two
+        # builds of the same knowledge base, and the 3.4 filter below drops rows after the scan (fewer,
+        # build-dependent results). The second sort key keeps the planner off the index: a scan of a few
+        # tens of thousands of 384-d rows costs milliseconds, and the same KB content gives the same evidence.
         parts.append(sql.SQL(
-            "(SELECT * FROM (SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
+            "(SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
             " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.embedding IS NOT NULL{not34}"
-            " ORDER BY v.embedding <=> %(qv)s LIMIT {wide}) vv ORDER BY vv.score DESC, vv.id LIMIT {n})"
-        ).format(cols=_COLS, t=t, n=n, wide=sql.Literal(k[table] + 8), not34=sql.SQL(" AND v.id NOT LIKE 'godot-3.4:%%'") if table == "docs_chunks"
+            " ORDER BY v.embedding <=> %(qv)s, v.id LIMIT {n})"
+        ).format(cols=_COLS, t=t, n=n, not34=sql.SQL(" AND v.id NOT LIKE 'godot-3.4:%%'") if table == "docs_chunks"
                  else sql.SQL("")))
     return sql.SQL(" UNION ALL ").join(parts)
 
