@@ -258,7 +258,7 @@ class EmbeddedServer:
         self._server = None
 
 
-def _self_check_key(pgdata: Path) -> dict[str, str]:
+def _self_check_key() -> dict[str, str]:
     """What a passed self-check holds for: the bundled pgvector binary and this machine's CPU flags."""
     lib = bin_dir().parent / "lib"
     so = next((p for p in (lib / "vector.so", lib / "postgresql" / "vector.so") if p.exists()), None)
@@ -312,7 +312,7 @@ def self_check(server: EmbeddedServer, url: str, statements: tuple[str, ...] = S
     """
     pgdata = server.pgdata
     marker = pgdata / _MARKER
-    key = _self_check_key(pgdata)
+    key = _self_check_key()
     try:
         seen = json.loads(marker.read_text())
     except (OSError, ValueError):
