@@ -84,12 +84,41 @@ def progress_text(state: dict[str, Any], label: str = "") -> str:
             path, start, end = current
             span = f"L{start}" if start == end else f"L{start}-L{end}"
             body += f", {display_path(str(path))} {span} processing"
+    if stage == "answering":
+        body += ", writing the answer"
     if stage == "finished":
         body += ", finished"
     text = f"{head}: {body}"
     if state.get("note"):
         text += f"\n{state['note']}"
+    draft = state.get("answer")
+    if draft and stage == "answering":
+        room = limits.CONTENT - len(text) - 8
+        text += "\n\n" + (draft if len(draft) <= room else "…" + draft[-(room - 1):])
     return clip(safe_text(text), limits.CONTENT)
+
+
+_BARE_URL = re.compile(r"(?<![<(])(https?://[^\s<>)\]]+)")
+FULL_ANSWER_ATTACHED = "…(the full answer is in the attached report)"
+
+
+def fit(text: str, limit: int = limits.CONTENT, tail: str = limits.ELLIPSIS) -> str:
+    """Discord's content limit without cutting a code fence open: cut at a paragraph, close the fence."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - len(tail) - 8]
+    para = cut.rfind("\n\n")
+    cut = cut[:para] if para > limit // 2 else cut
+    if cut.count("```") % 2:
+        cut += "\n```"
+    return cut + "\n" + tail
+
+
+def answer_content(markdown: str) -> tuple[str, bool]:
+    """The answer as message content: links kept from unfurling, within Discord's limit; (text, cut)."""
+    text = _BARE_URL.sub(r"<\1>", safe_text(display_path(markdown.strip())))
+    shown = fit(text, tail=FULL_ANSWER_ATTACHED)
+    return shown, shown != text
 
 
 def thread_name(label: str) -> str:
@@ -159,7 +188,8 @@ def result_message(report: Report, *, top_items: int = 10, question: str | None 
     parts.append(f"**Excluded files:** {len(excluded)}")
     if status != "completed":
         parts.append(f"Not finished: use `/resume {clip(run_id, 80)}` to continue.")
-    answer = report.direct_answer
+    written = (report.answer or {}).get("markdown")  # the answer step's validated reply, as content
+    answer = None if written else report.direct_answer
     if answer and answer.answer:
         parts.append("**Answer:** " + clip(safe_text(display_path(answer.answer)), 1200))
     description = "\n".join(parts)
@@ -212,7 +242,11 @@ def result_message(report: Report, *, top_items: int = 10, question: str | None 
         embed.description = clip(embed.description or "", len(embed.description or "") - over)
         truncated = True
 
-    msg = OutgoingMessage(embeds=[embed], truncated=truncated)
+    content = None
+    if written:
+        content, cut = answer_content(written)
+        truncated = truncated or cut
+    msg = OutgoingMessage(content=content, embeds=[embed], truncated=truncated)
     if truncated or not inline_detail or len(chunks) > 1:
         msg.files = report_files(report)
     return msg
@@ -233,7 +267,10 @@ def report_markdown(report: Report) -> str:
         out.append(f"- question: {report.prompt}")
     if v.summary:
         out += ["", v.summary]
-    answer = report.direct_answer
+    written = (report.answer or {}).get("markdown")
+    answer = None if written else report.direct_answer
+    if written:
+        out += ["", "## Answer", "", written]
     if answer and answer.answer:
         out += ["", "## Answer", "", answer.answer]
     if answer and answer.suggested_code:

@@ -1,5 +1,8 @@
 """One progress message per run, edited as chunks finish, never faster than Discord allows.
 
+While the answer is written (LLM configured), the same message shows it as it streams; the
+validated answer then arrives with the result, and the draft is removed from the progress line.
+
 Events arrive far faster than Discord accepts edits (a 300-chunk project finishes chunks every
 few milliseconds). The reporter keeps only the latest state and edits at most once per
 `interval` seconds: the first event edits at once, later ones within the window are coalesced
@@ -71,6 +74,11 @@ class ProgressReporter:
         elif kind == "run_finished":
             st["stage"] = "finished"
             st["current"] = None
+        elif kind == "answer_token":  # the answer as it is written, shown under the progress line
+            st["stage"] = "answering"
+            st["answer"] = st.get("answer", "") + (getattr(event, "message", None) or "")
+        elif kind == "answer":  # validated: the result message carries it, so the draft goes
+            st.pop("answer", None)
         if getattr(event, "message", None) and kind == "run_finished":
             st["note"] = event.message
 

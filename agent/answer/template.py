@@ -15,6 +15,7 @@ from typing import Any
 from agent.answer.inputs import AnswerInput, EvidenceRef
 from agent.answer.model import Answer, Citation
 from agent.answer.phrases import phrase
+from agent.graph.verdict import change_line
 from agent.judge.lexer import identifiers, lex
 
 _BRACKET_ID = re.compile(r"\[([^\[\]\s][^\[\]]*)\]")
@@ -221,7 +222,8 @@ def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citat
             continue
         for c in (chunk.get("judgment") or {}).get("suggested_changes") or []:
             m = re.match(r"line (\d+)", str(c.get("note") or ""))
-            line = int(m.group(1)) if m else int(chunk.get("start_line") or 0)
+            line = int(m.group(1)) if m else change_line(
+                {**chunk, "code_text": inp.codes.get(chunk.get("chunk_id"))}, c.get("old"))
             items.append((str(chunk.get("source_file")), line, c))
     items.sort(key=lambda t: (t[0], t[1]))
     out = []

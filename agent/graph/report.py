@@ -152,6 +152,8 @@ class MigrationItem(_Part):
     source_file: str
     start_line: int
     end_line: int
+    line: int = 0
+    """The file's own line where `old` is written (within start_line..end_line)."""
     old: str | None
     new: str | None
     docs_url: str | None
@@ -166,6 +168,8 @@ class MigrationChange(_Part):
     source_file: str
     start_line: int
     end_line: int
+    line: int = 0
+    """The file's own line where `old` is written (within start_line..end_line)."""
     old: str | None
     new: str | None
     change_type: str | None

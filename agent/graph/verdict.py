@@ -63,8 +63,36 @@ def decide_label(code_counts: Mapping[str, int]) -> str:
     return "mixed"
 
 
+def change_line(row: Mapping[str, Any], old: str | None) -> int:
+    """The file's own line where `old` first appears in the chunk (the chunk's first line if nowhere).
+
+    A change names an API, not a line; users read "line N", so N must be where that API is
+    written, not where its function starts.
+    """
+    start = int(row["start_line"])
+    code = row.get("code_text")
+    if not old or not code:
+        return start
+    head = old.split("(")[0].strip()
+    pattern = re.compile(r"(?<![\w.])" + re.escape(head) + r"(?!\w)") if head else None
+    for offset, line in enumerate(code.splitlines()):
+        text = line.split("#", 1)[0]
+        if pattern is not None and pattern.search(text):
+            return start + offset
+        if pattern is None and old in text:
+            return start + offset
+    # a member change like `KinematicBody2D.move_and_slide` is written as `.move_and_slide(`
+    tail = head.rsplit(".", 1)[-1] if head else ""
+    if tail and tail != head:
+        member = re.compile(r"(?<!\w)" + re.escape(tail) + r"(?!\w)")
+        for offset, line in enumerate(code.splitlines()):
+            if member.search(line.split("#", 1)[0]):
+                return start + offset
+    return start
+
+
 def migration_items(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One item per suggested change of a done chunk: file:lines, old -> new, evidence link."""
+    """One item per suggested change of a done chunk: file:lines, the line it is on, old -> new, evidence link."""
     items: list[dict[str, Any]] = []
     for r in rows:
         j = r.get("judgment") or {}
@@ -75,7 +103,7 @@ def migration_items(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             items.append(
                 {
                     "source_file": r["source_file"], "start_line": r["start_line"], "end_line": r["end_line"],
-                    "old": None, "new": None, "change_type": j.get("label"), "docs_url": None,
+                    "line": r["start_line"], "old": None, "new": None, "change_type": j.get("label"), "docs_url": None,
                     "evidence_id": (j.get("evidence_ids") or [None])[0], "chunk_id": r["chunk_id"],
                     "old_docs_url": None,
                 }
@@ -84,7 +112,7 @@ def migration_items(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             items.append(
                 {
                     "source_file": r["source_file"], "start_line": r["start_line"], "end_line": r["end_line"],
-                    "old": c.get("old"), "new": c.get("new"), "change_type": c.get("change_type"),
+                    "line": change_line(r, c.get("old")), "old": c.get("old"), "new": c.get("new"), "change_type": c.get("change_type"),
                     "docs_url": c.get("docs_url"), "evidence_id": c.get("evidence_id"), "chunk_id": r["chunk_id"],
                     "old_docs_url": c.get("old_docs_url"),
                 }
@@ -211,7 +239,7 @@ def direct_answer(text: str, rows: list[Mapping[str, Any]], verdict: Mapping[str
         answer = "There is no clear Godot 3 or Godot 4 signal in this snippet."
     if items:
         answer += " " + "; ".join(
-            f"line {it['start_line']}: {it['old']} -> {it['new'] or '(removed)'}" for it in items if it["old"]
+            f"line {it['line']}: {it['old']} -> {it['new'] or '(removed)'}" for it in items if it["old"]
         )
     return {
         "answer": answer.strip(),

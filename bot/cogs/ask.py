@@ -21,6 +21,7 @@ from discord.ext import commands
 
 from bot import limits
 from bot.client import report_error
+from bot.format import fit
 from bot.ratelimit import SlidingWindow
 from bot.safety import no_mentions, safe_text
 
@@ -29,18 +30,6 @@ log = logging.getLogger(__name__)
 NOT_A_THREAD = "Ask inside the thread of an analysis (the bot opens one for each /analyze)."
 THINKING = "Looking at the stored analysis…"
 _MENTION = re.compile(r"<@!?\d+>")
-
-
-def fit(text: str, limit: int = limits.CONTENT) -> str:
-    """Discord's content limit without cutting a code fence open: cut at a paragraph, close the fence."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 8]
-    para = cut.rfind("\n\n")
-    cut = cut[:para] if para > limit // 2 else cut
-    if cut.count("```") % 2:
-        cut += "\n```"
-    return cut + "\n" + limits.ELLIPSIS
 
 
 class EditStream:

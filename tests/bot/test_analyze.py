@@ -71,9 +71,12 @@ async def test_snippet_mode_defers_first_and_posts_verdict_in_a_thread(
     embed = post.embeds[0]
     assert "godot3" in embed.title and "migration required" in embed.title
     assert "How do I port this?" in embed.description
-    assert "**Answer:** This is Godot 3 code" in embed.description
-    assert "**Suggested Godot 4 code:**\n```gdscript\n" in embed.description
-    assert "CharacterBody2D" in embed.description.split("```gdscript")[1]
+    # The written answer is the message's content, said once (not again in the embed), with its code.
+    answer = post.content
+    assert "**Answer:**" not in embed.description
+    assert "Godot 3" in answer.split("\n")[0] and "[1]" in answer, answer
+    assert "CharacterBody2D" in answer.split("```gdscript")[1]
+    assert "<https://docs.godotengine.org/" in answer  # sources as links that do not unfurl
     (artifacts_dir / "bot_snippet_embed.json").write_text(json.dumps(embed.to_dict(), indent=1))
     progress = thread.sent[0]
     assert progress.edits and "finished" in progress.content

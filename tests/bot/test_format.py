@@ -208,3 +208,29 @@ def test_outgoing_message_kwargs_are_real_discord_types():
     kw = msg.kwargs()
     assert isinstance(kw["embeds"][0], discord.Embed) and isinstance(kw["files"][0], discord.File)
     assert kw["allowed_mentions"].to_dict() == {"parse": []}
+
+
+def test_the_written_answer_is_the_message_content_with_links_that_do_not_unfurl():
+    report = big_report(1)
+    report.excluded_files = []
+    report.answer = {"markdown": "This is Godot 3 code [1]. Ping @everyone\n\nSources:\n"
+                                 "[1] CharacterBody2D — https://docs.godotengine.org/en/4.4/classes/class_characterbody2d.html",
+                     "language": "en", "citations": []}
+    msg = fmt.result_message(report)
+    assert msg.content.startswith("This is Godot 3 code [1].")
+    assert "<https://docs.godotengine.org/en/4.4/classes/class_characterbody2d.html>" in msg.content
+    assert "@everyone" not in msg.content
+    assert "**Answer:**" not in msg.embeds[0].description  # said once, as the content
+    assert_send_limits(msg.kwargs())
+    assert "## Answer\n\nThis is Godot 3 code [1]." in fmt.report_markdown(report)
+
+
+def test_a_long_answer_is_cut_at_a_paragraph_with_its_fence_closed_and_the_report_attached():
+    report = big_report(1)
+    code = "\n".join(f"\tprint({i})" for i in range(400))
+    report.answer = {"markdown": "Steps.\n\n" + "Why it matters. " * 40 + "\n\n```gdscript\nfunc f():\n" + code + "\n```"}
+    msg = fmt.result_message(report)
+    assert len(msg.content) <= limits.CONTENT and msg.content.count("```") % 2 == 0
+    assert msg.content.endswith(fmt.FULL_ANSWER_ATTACHED)
+    assert msg.truncated and msg.files
+    assert_send_limits(msg.kwargs())

@@ -47,3 +47,19 @@ async def test_burst_of_events_is_coalesced_under_the_rate_limit():
     assert 2 <= len(times) <= 10  # 600 events, a handful of edits
     assert all(b - a >= 0.2 - 1e-3 for a, b in zip(times, times[1:], strict=False))
     assert msg.content.startswith("Analyzing demo: 300/300 chunks") and "finished" in msg.content
+
+
+async def test_the_answer_streams_into_the_progress_message_then_leaves_it():
+    rec = Recorder()
+    msg = await FakeChannel(rec).send("start")
+    rep = ProgressReporter(msg, interval=0.05, label="demo")
+    await rep.on_event(ProgressEvent(run_id="r", kind="chunk_status", done=3, total=3, status="done",
+                                     source_file="a.gd", start_line=1, end_line=2))
+    for piece in ("This is ", "Godot 3 ", "code."):
+        await rep.on_event(ProgressEvent(run_id="r", kind="answer_token", done=3, total=3, message=piece))
+        await asyncio.sleep(0.06)
+    assert "writing the answer" in msg.content and msg.content.endswith("This is Godot 3 code.")
+    await rep.on_event(ProgressEvent(run_id="r", kind="answer", done=3, total=3, message="This is Godot 3 code."))
+    await rep.on_event(ProgressEvent(run_id="r", kind="run_finished", done=3, total=3))
+    await rep.close()
+    assert msg.content == "Analyzing demo: 3/3 chunks, finished"  # the validated answer comes with the result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -80,6 +81,14 @@ async def test_kinematicbody2d_snippet_is_godot3_with_evidence(service, kb_setti
     answer = report["direct_answer"]
     assert answer["migration_required"] is True
     assert "CharacterBody2D" in (answer["suggested_code"] or "")
+    # Every "line N: old -> new" the user reads names the file's own line where `old` is written.
+    file_lines = ENEMY_GD_3.splitlines()
+    quoted = re.findall(r"line (\d+): (\S+)", answer["answer"])
+    assert quoted, answer["answer"]
+    for number, old in quoted:
+        assert old.split("(")[0].rsplit(".", 1)[-1] in file_lines[int(number) - 1], (number, old, answer["answer"])
+    move_item = next(it for it in items if it["old"] and "move_and_slide" in it["old"])
+    assert move_item["line"] == 6 and move_item["start_line"] == 5
 
 
 async def test_mostly_godot4_with_some_godot3_is_mixed(service):

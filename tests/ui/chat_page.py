@@ -55,6 +55,8 @@ def wait_verdict(page, timeout_ms: int = ANALYSIS_TIMEOUT_MS):
     """The final answer's verdict heading."""
     heading = page.get_by_text(re.compile(r"^Verdict: ")).last
     heading.wait_for(timeout=timeout_ms)
+    # The run's last updates (answer, task list) re-render the message: wait until the run has ended.
+    page.locator("#stop-button").wait_for(state="detached", timeout=timeout_ms)
     return heading
 
 

@@ -24,7 +24,7 @@
       const svg = b.querySelector("svg");
       const cls = svg ? String(svg.getAttribute("class") || "") : "";
       const known = [["copy", "Copy"], ["check", "Copied"], ["thumbs-up", "Helpful"], ["thumbs-down", "Not helpful"],
-        ["x", "Close"], ["paperclip", "Attach files"], ["square-pen", "New chat"], ["panel-left", "Toggle the thread list"],
+        ["x", "Close"], ["eye-off", "Hide password"], ["eye", "Show password"], ["paperclip", "Attach files"], ["square-pen", "New chat"], ["panel-left", "Toggle the thread list"],
         ["search", "Search threads"], ["ellipsis", "More actions"], ["chevron", "Expand or collapse"],
         ["pencil", "Edit"], ["trash", "Delete"], ["settings", "Settings"], ["sun", "Switch theme"], ["moon", "Switch theme"]];
       for (const [part, name] of known) {
@@ -122,6 +122,13 @@
     pending = true;
     setTimeout(() => { pending = false; run(); }, 300);
   }
-  new MutationObserver(schedule).observe(document.documentElement, { childList: true, subtree: true });
+  // Buttons are named as soon as they are added (a screen reader may reach them at once);
+  // the heavier passes follow, throttled.
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) if (n.nodeType === 1) nameButtons(n.parentElement || n);
+    }
+    schedule();
+  }).observe(document.documentElement, { childList: true, subtree: true });
   if (document.readyState !== "loading") run(); else document.addEventListener("DOMContentLoaded", run);
 })();
