@@ -20,6 +20,13 @@ TABLE_WORDS = {
 }
 """The retriever's three tables, as users read them."""
 
+
+def source_words(table: str | None, doc_version: str | None = None) -> str:
+    """Where a piece of evidence comes from, as users read it: docs say which version they quote."""
+    if table == "docs_chunks":
+        return "Godot 3.4 docs" if doc_version == "3.4" else "Godot 4 docs"
+    return TABLE_WORDS.get(table or "", table or "")
+
 TABLE_ORDER = ("api_mapping", "docs_chunks", "label_prototypes")
 
 SCORE_SCALE = "relevance: rank fusion of the searches (about 0.01–0.1), plus 1 when the exact API name matched"
@@ -85,10 +92,11 @@ class Citation:
     title: str
     table: str
     url: str | None
+    doc_version: str | None = None
 
     @property
     def source_words(self) -> str:
-        return TABLE_WORDS.get(self.table, self.table)
+        return source_words(self.table, self.doc_version)
 
 
 @dataclass
@@ -106,7 +114,7 @@ class Citations:
                 title = f"{evidence['source_api']} → {evidence['target_api']}"
             self.entries[rid] = Citation(
                 number=len(self.entries) + 1, record_id=rid, title=str(title), table=str(evidence.get("table") or ""),
-                url=anchor_url(rid, evidence.get("source_url")),
+                url=anchor_url(rid, evidence.get("source_url")), doc_version=evidence.get("doc_version"),
             )
         return self.entries[rid]
 

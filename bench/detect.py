@@ -9,7 +9,8 @@
 Each snippet is chunked by the real parser, retrieved by the product's retriever and judged by
 the evidence judge with the validator, twice in the same run: with the project context and API
 index (this change) and without it (no receivers, no index: the judge's previous decision path).
-A snippet is flagged when any of its chunks is judged godot3.
+A snippet is flagged when any of its chunks is judged godot3; `godot4_share` counts the snippets with
+a godot4 chunk and none judged godot3 (what the Godot 4 cues recognise).
 
 `--kb DIR` loads a generated knowledge base (`godot-rag ingest --out DIR` writes it; the JSONL of
 an interrupted ingest is enough) into a database of its own (`<name>_detect`): the API index,
@@ -88,7 +89,8 @@ def _chunks(s: Snippet):
 
 async def run(snippets: list[Snippet], retriever, api, *, no_vectors: bool = False) -> dict:
     judge = EvidenceJudge()
-    res = {"new": {"flagged": [], "judge_s": 0.0}, "old": {"flagged": [], "judge_s": 0.0}, "retrieve_s": 0.0,
+    res = {"new": {"flagged": [], "godot4": 0, "judge_s": 0.0}, "old": {"flagged": [], "godot4": 0, "judge_s": 0.0},
+           "retrieve_s": 0.0,
            "chunks": 0}
     for s in snippets:
         s.chunks = [c for c in _chunks(s) if c.code_text.strip()]
@@ -106,13 +108,15 @@ async def run(snippets: list[Snippet], retriever, api, *, no_vectors: bool = Fal
         res["chunks"] += len(s.chunks)
         for mode, project in (("new", build_project_context({"snippet.gd": s.code}, api)), ("old", None)):
             t1 = time.perf_counter()
-            hits = []
+            hits, godot4 = [], False
             for c, b in zip(s.chunks, bundles):
                 inp = JudgeInput(prompt=PROMPT, trace=split_trace(c, "bench"), chunk=c, evidence=b, project=project)
                 out = await judge_and_validate(judge, inp, fallback=judge)
                 if out.judgment.version_signal == "godot3":
                     hits.append(out.judgment.rationale[:300])
+                godot4 = godot4 or out.judgment.version_signal == "godot4"
             res[mode]["judge_s"] += time.perf_counter() - t1
+            res[mode]["godot4"] += bool(godot4 and not hits)
             if hits:
                 res[mode]["flagged"].append({"origin": s.origin, "why": hits, "code": s.code[:400]})
     return res
@@ -123,7 +127,9 @@ def _report(name: str, snippets: list[Snippet], res: dict) -> dict:
     row = {"set": name, "snippets": n, "chunks": res["chunks"], "retrieve_s": round(res["retrieve_s"], 2)}
     for mode in ("new", "old"):
         k = len(res[mode]["flagged"])
+        g4 = res[mode]["godot4"]
         row[mode] = {"flagged": k, "share": round(k / n, 4) if n else 0.0,
+                     "godot4_only": g4, "godot4_share": round(g4 / n, 4) if n else 0.0,
                      "judge_chunks_per_s": round(res["chunks"] / res[mode]["judge_s"], 1) if res[mode]["judge_s"] else None}
     return row
 

@@ -17,6 +17,7 @@ from typing import Any
 import discord
 
 from agent.graph.report import ChunkReport, Evidence, MigrationItem, Report
+from agent.present import source_words
 
 from bot import limits
 from bot.limits import clip
@@ -152,7 +153,7 @@ def _item_field(item: MigrationItem) -> tuple[str, str]:
 
 
 def _evidence_line(ev: Evidence) -> str:
-    text = f"{ev.table}: {ev.title or ev.record_id}"
+    text = f"{source_words(ev.table, ev.doc_version)}: {ev.title or ev.record_id}"
     if ev.source_api or ev.target_api:
         text += f" ({ev.source_api} → {ev.target_api})"
     return f"[{text}]({ev.source_url})" if ev.source_url else text

@@ -11,6 +11,8 @@ from typing import Any
 
 import chainlit as cl
 
+from ui import messages
+
 ANSWER_EVENTS = ("answer_token", "answer")
 
 
@@ -27,6 +29,8 @@ class AnswerStream:
             return False
         if self.message is None:
             self.message = cl.Message(content="")
+            if event.kind == "answer_token":  # unchecked text: say so until the validated answer replaces it
+                await self.message.stream_token(messages.ANSWER_DRAFT)
         if event.kind == "answer_token":
             await self.message.stream_token(event.message or "")
         else:

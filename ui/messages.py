@@ -70,3 +70,6 @@ EXAMPLES = {
         "\tmove_and_slide()\n",
     ),
 }
+
+ANSWER_DRAFT = "_Draft: it is checked against the docs before it becomes the answer._\n\n"
+"""Shown above streamed tokens; the validated answer (or the template's) replaces the whole message."""

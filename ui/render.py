@@ -245,7 +245,8 @@ def evidence_markdown(evidence: Iterable[Mapping[str, Any]], cited: Iterable[str
             found_by = ", ".join(MATCH_WORDS.get(m, m) for m in e.get("match") or [])
             score = e.get("score")
             score_text = f"{score:.3f}" if isinstance(score, int | float) else _esc(score)
-            out.append(f"| {used} | {_link(c.title, c.url)} | {_esc(found_by)} | {score_text} |")
+            version = f" · {c.source_words}" if c.table == "docs_chunks" and c.doc_version == "3.4" else ""
+            out.append(f"| {used} | {_link(c.title, c.url)}{version} | {_esc(found_by)} | {score_text} |")
         if len(group) > len(shown):
             out.append(f"\n…and {len(group) - len(shown)} more in the JSON report.")
     return "\n".join(out)

@@ -27,6 +27,7 @@ class EvidenceRef:
     target_api: str | None = None
     content: str = ""
     """The docs text (docs_chunks only, loaded from the knowledge base), used to explain an API."""
+    doc_version: str | None = None
     origin: str = "chunk"
     """chunk: retrieved for a chunk during the run; answer: retrieved by the answer step for an API the code calls."""
 
@@ -66,7 +67,7 @@ def evidence_pool(chunks: list[Mapping[str, Any]], contents: Mapping[str, str] |
             pool[rid] = EvidenceRef(
                 evidence_id=rid, table=str(e.get("table") or ""), title=str(e.get("title") or rid),
                 url=e.get("source_url"), symbol=e.get("symbol"), source_api=e.get("source_api"),
-                target_api=e.get("target_api"), content=contents.get(rid, ""),
+                target_api=e.get("target_api"), content=contents.get(rid, ""), doc_version=e.get("doc_version"),
             )
     for chunk in chunks:  # a mapping has no page of its own: link the docs its change was backed by
         for c in (chunk.get("judgment") or {}).get("suggested_changes") or []:

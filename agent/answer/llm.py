@@ -165,7 +165,9 @@ def parse_reply(content: str, inp: AnswerInput, model: str) -> Answer:
         raise AnswerLLMError(f"invalid_json: {msg[:160]}") from exc
     refs = inp.evidence
     citations = [Citation(number=c.number, evidence_id=c.evidence_id, title=refs[c.evidence_id].title
-                          if c.evidence_id in refs else "", url=refs[c.evidence_id].url if c.evidence_id in refs else None)
+                          if c.evidence_id in refs else "", url=refs[c.evidence_id].url if c.evidence_id in refs else None,
+                          doc_version=refs[c.evidence_id].doc_version
+                          if c.evidence_id in refs and refs[c.evidence_id].table == "docs_chunks" else None)
                  for c in reply.citations if c.number >= 1]
     return Answer(markdown=reply.markdown.strip(), language=inp.language, task_type=inp.task_type,
                   citations=citations, suggested_code=(reply.suggested_code or None), writer="llm", model=model)

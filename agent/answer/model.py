@@ -16,6 +16,8 @@ class Citation(BaseModel):
     evidence_id: str = Field(description="record id of a docs_chunks / api_mapping / label_prototypes hit")
     title: str = ""
     url: str | None = None
+    doc_version: str | None = None
+    """For docs: the version the page documents ("3.4", or the 4.x docs' version)."""
     retrieved_for: Literal["chunk", "answer"] = "chunk"
     """chunk: in a chunk's evidence; answer: retrieved by the answer step for an API the code calls."""
 

@@ -16,6 +16,7 @@ from agent.answer.inputs import AnswerInput, EvidenceRef
 from agent.answer.model import Answer, Citation
 from agent.answer.phrases import phrase
 from agent.graph.verdict import change_line
+from agent.present import source_words
 from agent.judge.lexer import identifiers, lex
 
 _BRACKET_ID = re.compile(r"\[([^\[\]\s][^\[\]]*)\]")
@@ -61,7 +62,8 @@ class Citations:
         out = []
         for rid, n in sorted(self.numbers.items(), key=lambda kv: kv[1]):
             ref = self.pool[rid]
-            out.append(Citation(number=n, evidence_id=rid, title=ref.title, url=ref.url,
+            out.append(Citation(number=n, evidence_id=rid, title=ref.title, url=ref.url, doc_version=ref.doc_version
+                                if ref.table == "docs_chunks" else None,
                                 retrieved_for="answer" if ref.origin == "answer" else "chunk"))
         return out
 
@@ -118,7 +120,7 @@ def add_api_docs(inp: AnswerInput, retrieve, chunk_ids: list[str] | None = None)
             if md.get("symbol") == name and hit.record_id not in inp.evidence:
                 inp.evidence[hit.record_id] = EvidenceRef(
                     evidence_id=hit.record_id, table=hit.table, title=hit.title, url=md.get("source_url"),
-                    symbol=name, content=hit.content, origin="answer")
+                    symbol=name, content=hit.content, origin="answer", doc_version=md.get("doc_version"))
                 break
 
 
@@ -239,9 +241,9 @@ def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citat
 
 
 def sources_lines(citations: list[Citation]) -> list[str]:
-    """`[n] title — url` for every citation, in number order."""
-    return [f"[{c.number}] {c.title}" + (f" — {c.url}" if c.url else "")
-            for c in sorted(citations, key=lambda c: c.number)]
+    """`[n] title (Godot 3.4 docs) — url` for every citation, in number order (docs say their version)."""
+    return [f"[{c.number}] {c.title}" + (f" ({source_words('docs_chunks', c.doc_version)})" if c.doc_version else "")
+            + (f" — {c.url}" if c.url else "") for c in sorted(citations, key=lambda c: c.number)]
 
 
 def write_template(inp: AnswerInput, *, code: str | None, note: str | None = None) -> Answer:

@@ -293,6 +293,100 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
     return out
 
 
+_MEMBER_USE = re.compile(r"\.\s*([A-Za-z_]\w*)\b")
+
+
+def _call_arg_count(masked: str, open_paren: int) -> int | None:
+    """Arguments of the call whose `(` is at `open_paren` (top-level commas; strings are masked), or None."""
+    depth, commas, content = 0, 0, False
+    for k in range(open_paren, min(len(masked), open_paren + 2000)):
+        c = masked[k]
+        if c in "([{":
+            depth += 1
+            content = content or depth > 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return commas + 1 if content else 0
+        elif depth == 1 and c == ",":
+            commas += 1
+        elif not c.isspace():
+            content = True
+    return None
+
+
+def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None):
+    """(match, receiver, member, role) for each `.member` whose receiver is a class both versions document.
+
+    `self.x` and members the script declares are left out: the script may define them itself.
+    """
+    api = project.api if project else None
+    if api is None or facts.scope is None or not api.complete_v4:
+        return
+    masked, text = facts.lexed.masked, facts.lexed.text
+    for m in _MEMBER_USE.finditer(masked):
+        member = m.group(1)
+        if member in facts.declared or masked[max(0, m.start() - 4) : m.start()] == "self":
+            continue
+        receiver = receiver_type(text, masked, m.start(), facts.scope)
+        if receiver is None or not (api.has_class(V3, receiver) and api.has_class(V4, receiver)):
+            continue
+        yield m, receiver, member, role_at(masked, m.end())
+
+
+_CLASS_USE = re.compile(r"(?<![\w.$%@\"'])([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)\b")
+
+
+def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None) -> list[Finding]:
+    """What only 4.x documents, used in code position: a class 3.4 lacks, or a member of a resolved
+    receiver that its 3.4 class (and ancestors) lacks in every role. A Godot 4 cue each."""
+    api = project.api if project else None
+    if api is None or not api.complete_v4:
+        return []
+    masked = facts.lexed.masked
+    for m in _CLASS_USE.finditer(masked):
+        name = m.group(1)
+        if name in facts.declared or name in project.class_names:
+            continue
+        if api.has_class(V4, name) and not api.has_class(V3, name):
+            return [Finding("godot4", "api", f"{name} (4.x class)", name, _line_of(masked, m.start()), start=m.start())]
+    for m, receiver, member, role in _resolved_member_uses(facts, project):
+        if api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)) is None or api.lookup(V3, receiver, member):
+            continue
+        return [Finding("godot4", "api", f"{receiver}.{member}", member, _line_of(masked, m.start()),
+                        start=m.start(), receiver=receiver)]
+    return []
+
+
+def _call_form_findings(facts: CodeFacts, project: ProjectContext | None) -> list[Finding]:
+    """A call whose argument count fits the receiver's 3.4 signature and none of its 4.x ones.
+
+    `items.sort_custom(self, "by_name")` on a typed Array: 3.4 takes (object, function), 4.x one
+    Callable. Both versions must define the method on the resolved type, so only the call's form changed.
+    """
+    out: list[Finding] = []
+    api = project.api if project else None
+    masked = facts.lexed.masked
+    for m, receiver, member, role in _resolved_member_uses(facts, project):
+        if role != "call":
+            continue
+        old = api.all_lookup(V3, receiver, member, ("method",))
+        new = api.all_lookup(V4, receiver, member, ("method",))
+        if not old or not new:
+            continue
+        n = _call_arg_count(masked, masked.index("(", m.end()))
+        if n is None or not any(e.accepts(n) for e in old) or any(e.accepts(n) for e in new):
+            continue
+        rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)),
+                          old=f"{receiver}.{old[0].signature or member}", new=f"{receiver}.{new[0].signature or member}",
+                          change_type="signature_change", cues=(member,), mapping_keys=(f"{receiver}.{member}",))
+        start = m.start() + masked[m.start():].index(member)
+        out.append(Finding("godot3", "syntax", "call_form", facts.lexed.text[start : m.end()], _line_of(masked, start),
+                           rule, start=start, receiver=receiver))
+        break
+    return out
+
+
 def _own_class(chunk: Chunk, project: ProjectContext | None) -> str | None:
     """The class the chunk's script extends: the project's resolved chain, else the file's `extends`."""
     if project is not None and project.script_class(chunk.source_file):
@@ -348,6 +442,9 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         covered = {(f.name.rsplit(".", 1)[-1], f.line) for f in facts.godot3_api}
         facts.godot3.extend(f for f in _derived_findings(facts, evidence, project, chunk.source_file)
                             if (f.name.rsplit(".", 1)[-1], f.line) not in covered)  # a stated rename says more
+        if not facts.godot3_syntax:  # a stated syntax change says more than an argument count
+            facts.godot3.extend(_call_form_findings(facts, project))
+        facts.godot4.extend(_godot4_api_findings(facts, project))
     # unsafe: raw text for control chars and blobs, code for calls, string contents for shell commands
     raw = chunk.code_text
     if _CONTROL.search(raw):

@@ -22,6 +22,7 @@ _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
 _CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
 _SECTION = re.compile(r"^\[(\w+)([^\]]*)\]\s*$", re.M)
 _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')
+_INNER_CLASS = re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M)
 _DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum)\s+([A-Za-z_]\w*)", re.M)
 _SCRIPT_PROP = re.compile(r"^script\s*=\s*ExtResource\(\s*\"?([^\")\s]+)\"?\s*\)", re.M)
 
@@ -38,6 +39,8 @@ class ProjectContext:
     """Definitions of both documented versions; None when the knowledge base has no index."""
     declared: dict[str, frozenset[str]] = field(default_factory=dict)
     """Script path -> names the script and its project base scripts declare (func, var, const, signal)."""
+    class_names: frozenset[str] = frozenset()
+    """Classes the project declares (`class_name X`, inner `class X`): never an engine class of either version."""
 
     def script_class(self, path: str) -> str | None:
         return self.extends.get(path)
@@ -124,6 +127,8 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
         base = engine_base(path, set())
         if base:
             ctx.extends[path] = base
+    ctx.class_names = frozenset(class_names) | frozenset(
+        n for p, t in files.items() if p.endswith(".gd") for n in _INNER_CLASS.findall(t or ""))
     return ctx
 
 

@@ -91,3 +91,16 @@ def test_llm_reply_parsing_reports_broken_json():
     ok = parse_reply(json.dumps({"markdown": "Yes [1].", "citations": [{"number": 1, "evidence_id": "d:zero"}],
                                  "suggested_code": None}), _inp(), "m")
     assert ok.writer == "llm" and ok.citations[0].url == "https://docs/v2"
+
+
+def test_sources_say_which_docs_version_they_quote():
+    from agent.answer.model import Citation
+    from agent.answer.template import sources_lines
+
+    lines = sources_lines([
+        Citation(number=2, evidence_id="d4", title="CharacterBody2D", url="https://x/4", doc_version="4.4"),
+        Citation(number=1, evidence_id="d3", title="KinematicBody2D", url="https://x/3", doc_version="3.4"),
+        Citation(number=3, evidence_id="m", title="KinematicBody2D -> CharacterBody2D", url=None),
+    ])
+    assert lines == ["[1] KinematicBody2D (Godot 3.4 docs) — https://x/3", "[2] CharacterBody2D (Godot 4 docs) — https://x/4",
+                     "[3] KinematicBody2D -> CharacterBody2D"]

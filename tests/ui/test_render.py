@@ -124,7 +124,7 @@ def test_citations_are_numbered_link_their_own_anchor_and_never_borrow_a_url():
     assert "| `CharacterBody2D` | [1] |" in final_markdown(report)
     sources = text.split("#### Sources", 1)[1]
     assert "1. [KinematicBody2D → CharacterBody2D](" in sources and "`godot3-to-4:class:kinematicbody2d-to-characterbody2d`" in sources
-    assert f"2. [config_version]({PROJECT}#config-version) · Godot docs" in sources
+    assert f"2. [config_version]({PROJECT}#config-version) · Godot 4 docs" in sources
 
 
 def test_a_project_gets_one_row_per_file_worst_first():
@@ -147,3 +147,14 @@ def test_trace_marks_the_cited_evidence_groups_by_table_and_shows_ids_as_code():
     docs = text.split("**Godot docs** (1)", 1)[1]
     assert f"[Node2D.position]({NODE2D}#class-node2d-property-position)" in docs and "✓" not in docs.split("**Judgment**")[0]
     assert "extends line" in text and "class_extends" not in text.replace("`mob.gd:class_extends:KinematicBody2D`", "")
+
+
+def test_docs_evidence_says_which_version_it_quotes():
+    report = _project_report()
+    old = {"table": "docs_chunks", "record_id": "classref3:KinematicBody2D:class", "title": "KinematicBody2D",
+           "source_url": "https://docs.godotengine.org/en/3.4/classes/class_kinematicbody2d.html",
+           "doc_version": "3.4", "score": 0.5, "match": ["exact_api"]}
+    report["chunks"][0]["evidence"].append(old)
+    report["chunks"][0]["judgment"]["evidence_ids"].append(old["record_id"])
+    text = trace_markdown(report["chunks"][0], None)
+    assert "[KinematicBody2D](https://docs.godotengine.org/en/3.4/classes/class_kinematicbody2d.html) · Godot 3.4 docs" in text
