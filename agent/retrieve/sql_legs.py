@@ -44,10 +44,14 @@ _NOT_34 = sql.SQL(" AND c.id NOT LIKE 'godot-3.4:%%'")
 
 
 def _rows_by_ids(leg: str, table: str, ids: sql.Composed, cols: sql.Composable = _COLS) -> sql.Composed:
-    """An unranked leg (score 1): the view's rows of `table` whose ids `ids` picks on a base table's index."""
+    """An unranked leg (score 1): the view's rows of `table` whose ids `ids` picks on a base table's index.
+
+    Rows come back in the order `ids` lists them (which orders by stable keys): the fusion ranks a
+    leg's rows by arrival, and a scan's order depends on how the knowledge base was built.
+    """
     return sql.SQL(
-        "(SELECT {leg} AS leg, {cols}, 1.0::float8 AS score FROM godot_rag.dynamic_retrieval_view v"
-        " WHERE v.table_name = {t} AND v.id = ANY(ARRAY({ids})))"
+        "(SELECT {leg} AS leg, {cols}, 1.0::float8 AS score FROM unnest(ARRAY({ids})) WITH ORDINALITY u(id, ord)"
+        " JOIN godot_rag.dynamic_retrieval_view v ON v.table_name = {t} AND v.id = u.id ORDER BY u.ord)"
     ).format(leg=sql.Literal(leg), cols=cols, t=sql.Literal(table), ids=ids)
 
 
@@ -84,29 +88,29 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
         " LIMIT {k}").format(k=sql.Literal(k["api_mapping"] * 2)), cols=_DOCUMENTED))
     # linked: docs and prototypes the exact mappings point at (their evidence)
     parts.append(_rows_by_ids("linked", "docs_chunks", sql.SQL(
-        "SELECT unnest(m.evidence_chunk_ids[1:2]) FROM godot_rag.api_mapping m"
-        " WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s) LIMIT {k}"
+        "SELECT e.id FROM godot_rag.api_mapping m, unnest(m.evidence_chunk_ids[1:2]) WITH ORDINALITY e(id, o)"
+        " WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s) ORDER BY m.mapping_id, e.o LIMIT {k}"
     ).format(k=sql.Literal(k["docs_chunks"]))))
     # the 3.4 page (and 4.x page) a mapping derived from the API index cites, found by its member name
     parts.append(_rows_by_ids("linked", "docs_chunks", sql.SQL(
-        "SELECT unnest(m.evidence_chunk_ids[1:2]) FROM godot_rag.api_mapping m"
+        "SELECT e.id FROM godot_rag.api_mapping m, unnest(m.evidence_chunk_ids[1:2]) WITH ORDINALITY e(id, o)"
         " WHERE m.status <> 'rejected' AND m.match_terms && %(code_terms)s AND m.provenance->>'source' = 'api_index'"
-        " LIMIT {k}").format(k=sql.Literal(k["docs_chunks"]))))
+        " ORDER BY m.mapping_id, e.o LIMIT {k}").format(k=sql.Literal(k["docs_chunks"]))))
     parts.append(_rows_by_ids("linked", "label_prototypes", sql.SQL(
         "SELECT p.prototype_id FROM godot_rag.label_prototypes p WHERE p.evidence_mapping_ids && ARRAY("
         " SELECT m.mapping_id FROM godot_rag.api_mapping m"
-        " WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s)) LIMIT {k}"
+        " WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s)) ORDER BY p.prototype_id LIMIT {k}"
     ).format(k=sql.Literal(k["label_prototypes"]))))
     # symbol: class-reference chunks documenting the names (btree on (doc_type, symbol), GIN on api_symbols)
     parts.append(_rows_by_ids("symbol", "docs_chunks", sql.SQL(
         "SELECT d.chunk_id FROM godot_rag.docs_chunks d"
         " WHERE d.doc_type = 'class_reference' AND d.doc_version <> '3.4'"
         " AND (d.symbol = ANY(%(terms)s) OR d.api_symbols && %(dotted)s)"
-        " ORDER BY (d.symbol = ANY(%(dotted)s)) DESC, (d.api_symbols && %(dotted)s) DESC, d.id LIMIT {k}"
+        " ORDER BY (d.symbol = ANY(%(dotted)s)) DESC, (d.api_symbols && %(dotted)s) DESC, d.chunk_id LIMIT {k}"
     ).format(k=sql.Literal(k["docs_chunks"]))))
     parts.append(_rows_by_ids("symbol", "docs_chunks", sql.SQL(
         "SELECT d.chunk_id FROM godot_rag.docs_chunks d"
-        " WHERE d.doc_version = '3.4' AND d.symbol = ANY(%(dotted)s) ORDER BY d.id LIMIT {k}"
+        " WHERE d.doc_version = '3.4' AND d.symbol = ANY(%(dotted)s) ORDER BY d.chunk_id LIMIT {k}"
     ).format(k=sql.Literal(k["docs_chunks"]))))
     for table in TABLES:
         t = sql.Literal(table)
