@@ -138,12 +138,14 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
             ).format(per_probe=per_probe)))
         # Exact nearest neighbours, ties by id: an HNSW scan is approximate, its graph differs between two
         # builds of the same knowledge base, and the 3.4 filter below drops rows after the scan (fewer,
-        # build-dependent results). The second sort key keeps the planner off the index: a scan of a few
-        # tens of thousands of 384-d rows costs milliseconds, and the same KB content gives the same evidence.
+        # build-dependent results). The sort key is the score, an expression no index provides, so the
+        # planner cannot take the HNSW index even with seq scans disabled (the session does that for the
+        # other legs; an "Incremental Sort" over the index scan was what it chose). A scan of a few tens of
+        # thousands of 384-d rows costs milliseconds, and the same KB content gives the same evidence.
         parts.append(sql.SQL(
             "(SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
             " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.embedding IS NOT NULL{not34}"
-            " ORDER BY v.embedding <=> %(qv)s, v.id LIMIT {n})"
+            " ORDER BY score DESC, v.id LIMIT {n})"
         ).format(cols=_COLS, t=t, n=n, not34=sql.SQL(" AND v.id NOT LIKE 'godot-3.4:%%'") if table == "docs_chunks"
                  else sql.SQL("")))
     return sql.SQL(" UNION ALL ").join(parts)
