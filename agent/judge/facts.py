@@ -337,6 +337,18 @@ def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None):
 _CLASS_USE = re.compile(r"(?<![\w.$%@\"'])([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)\b")
 
 
+def _member_type(api, classes: frozenset[str]):
+    """What `type.member` holds or returns, by the 3.4 reference first (the code under judgment may be
+    Godot 3), then 4.x; only class types (a Variant, an int or an enum says nothing about members)."""
+    def member_type(owner: str, member: str) -> str | None:
+        for version in (V3, V4):
+            e = api.lookup(version, owner, member, ("property", "method"))
+            if e is not None and e.return_type in classes:
+                return e.return_type
+        return None
+    return member_type
+
+
 def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None) -> list[Finding]:
     """What only 4.x documents, used in code position: a class 3.4 lacks, or a member of a resolved
     receiver that its 3.4 class (and ancestors) lacks in every role. A Godot 4 cue each."""
@@ -421,6 +433,8 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         nodes = project.scene_nodes.get(chunk.source_file, {}) if project else {}
         facts.scope = scope_of(chunk.code_text, masked, lex(chunk.surrounding_context).masked,
                                own_class=_own_class(chunk, project), node_types=nodes, classes=classes)
+        if api is not None:
+            facts.scope.member_type = _member_type(api, classes)
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
     for rule in rules:

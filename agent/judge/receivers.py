@@ -9,6 +9,7 @@ node paths are read from the original text at the same offsets.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 Role = str  # "call" | "property" | "signal" | "constant" | "class"
@@ -31,6 +32,8 @@ class Scope:
     """Relative node path -> node type, from the project's scenes."""
     classes: frozenset[str] = frozenset()
     """Class names either version documents (a capitalized receiver is a class only if known)."""
+    member_type: Callable[[str, str], str | None] | None = None
+    """(type, member) -> the type a property holds or a method returns, from the API index: `a.b.c` chains."""
 
 
 def scope_of(code: str, masked: str, context: str, *, own_class: str | None, node_types: dict[str, str],
@@ -93,6 +96,16 @@ def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
             return head
         if not tail and head in scope.classes:
             return head  # Vector2(...), a constructor
+        if scope.member_type is None or not callee or callee.startswith("."):
+            return None
+        if not tail and s >= 0 and masked[s] != "." and scope.own_class:
+            return scope.member_type(scope.own_class, head)  # get_tree(): a method of the script's class
+        if tail and "." not in tail:  # label.get_font(...): the method's return type on the receiver's type
+            dot_at = s + 1 + len(head)
+            while dot_at < len(masked) and masked[dot_at] != ".":
+                dot_at += 1
+            owner = receiver_type(code, masked, dot_at, scope)
+            return scope.member_type(owner, tail) if owner else None
         return None
     if code[j].isalnum() or code[j] in "_/":
         s = j
@@ -101,8 +114,11 @@ def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
         if s >= 0 and code[s] in "$%":
             return scope.node_types.get(code[s + 1 : j + 1].strip("/"))
         name = masked[s + 1 : j + 1].strip()
-        if s >= 0 and masked[s] == ".":
-            return None  # a member of a member: its type is not known here
+        if s >= 0 and masked[s] == ".":  # a member of a member: `a.b` has the type of b on a's type
+            if scope.member_type is None:
+                return None
+            owner = receiver_type(code, masked, s, scope)
+            return scope.member_type(owner, name) if owner else None
         if name == "self":
             return scope.own_class
         if name in scope.var_types:

@@ -43,6 +43,10 @@ _DOCUMENTED = sql.SQL(
 _NOT_34 = sql.SQL(" AND c.id NOT LIKE 'godot-3.4:%%'")
 
 
+VECTOR_POOL = 60
+"""HNSW candidates per table that the vector leg re-ranks exactly (well above any leg's n)."""
+
+
 def _rows_by_ids(leg: str, table: str, ids: sql.Composed, cols: sql.Composable = _COLS) -> sql.Composed:
     """An unranked leg (score 1): the view's rows of `table` whose ids `ids` picks on a base table's index.
 
@@ -136,18 +140,18 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
                 "SELECT c.id, max(c.score)::float8 AS score, max(c.tie) AS tie"
                 " FROM ({per_probe}) c GROUP BY c.id"
             ).format(per_probe=per_probe)))
-        # Exact nearest neighbours, ties by id: an HNSW scan is approximate, its graph differs between two
-        # builds of the same knowledge base, and the 3.4 filter below drops rows after the scan (fewer,
-        # build-dependent results). The sort key is the score, an expression no index provides, so the
-        # planner cannot take the HNSW index even with seq scans disabled (the session does that for the
-        # other legs; an "Incremental Sort" over the index scan was what it chose). A scan of a few tens of
-        # thousands of 384-d rows costs milliseconds, and the same KB content gives the same evidence.
-        parts.append(sql.SQL(
-            "(SELECT 'vector' AS leg, {cols}, (1 - (v.embedding <=> %(qv)s))::float8 AS score"
-            " FROM godot_rag.dynamic_retrieval_view v WHERE v.table_name = {t} AND v.embedding IS NOT NULL{not34}"
-            " ORDER BY score DESC, v.id LIMIT {n})"
-        ).format(cols=_COLS, t=t, n=n, not34=sql.SQL(" AND v.id NOT LIKE 'godot-3.4:%%'") if table == "docs_chunks"
-                 else sql.SQL("")))
+        # Nearest neighbours in two steps. The HNSW index proposes VECTOR_POOL candidates (the session's
+        # ef_search is larger, and its iterative scan refills what the 3.4 filter drops); they are then
+        # ranked exactly, by score and id. An HNSW scan alone is approximate and its graph differs between
+        # two builds of one KB, so its own top n changed between builds; the true top n lies inside both
+        # builds' candidate pools, so the exact re-ranking gives the same evidence from the same content.
+        # (An exact scan of every row costs ~0.2 s here: the vectors are stored out of line.)
+        parts.append(_top_then_rows("vector", table, n, sql.SQL(
+            "SELECT c.id, (1 - c.d)::float8 AS score, 0 AS tie FROM ("
+            "SELECT c.id, c.embedding <=> %(qv)s AS d FROM godot_rag.dynamic_retrieval_view c"
+            " WHERE c.table_name = {t} AND c.embedding IS NOT NULL{not34}"
+            " ORDER BY c.embedding <=> %(qv)s LIMIT {pool}) c"
+        ).format(t=t, pool=sql.Literal(VECTOR_POOL), not34=_NOT_34 if table == "docs_chunks" else sql.SQL(""))))
     return sql.SQL(" UNION ALL ").join(parts)
 
 

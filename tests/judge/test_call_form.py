@@ -25,6 +25,8 @@ def _index() -> ApiIndex:
         entries.append(ApiEntry(v, "Node", "add_child", "method", arg_count=2 if v == V3 else 3,
                                 default_count=1 if v == V3 else 2, signature="add_child(node, ...)"))
         entries.append(ApiEntry(v, "Node", "name", "property"))
+        entries.append(ApiEntry(v, "Node", "owner", "property", return_type="Node"))
+        entries.append(ApiEntry(v, "Node", "get_parent", "method", return_type="Node"))
     entries += [
         ApiEntry(V3, "Array", "sort_custom", "method", arg_count=2, signature="sort_custom(obj: Object, func: String)"),
         ApiEntry(V4, "Array", "sort_custom", "method", arg_count=1, signature="sort_custom(func: Callable)"),
@@ -87,3 +89,15 @@ def test_no_godot4_cue_when_the_34_class_has_the_member_or_the_script_may_define
             "\tchild.pause_mode = 2\n\tself.process_mode = 1\n")
     _, _, facts, _ = _facts(code, "owner_only_in_4")
     assert not [f for f in facts.godot4 if f.kind == "api"]
+
+
+def test_chains_resolve_through_what_members_hold_and_return():
+    for code, needle in (
+        ("extends Node\n\nfunc f(child: Node):\n\tchild.owner.process_mode = 0\n", "child.owner"),
+        ("extends Node\n\nfunc f():\n\tget_parent().process_mode = 0\n", "get_parent()"),
+        ("extends Node\n\nfunc f(child: Node):\n\tchild.get_parent().owner.process_mode = 0\n", "child.get_parent"),
+    ):
+        _, _, facts, _ = _facts(code, needle)
+        assert [f.name for f in facts.godot4 if f.kind == "api"] == ["Node.process_mode"], code
+    _, _, facts, _ = _facts("extends Node\n\nfunc f(child):\n\tchild.owner.process_mode = 0\n", "child.owner")
+    assert not [f for f in facts.godot4 if f.kind == "api"]  # an untyped start: nothing is known
