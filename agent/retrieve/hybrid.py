@@ -26,7 +26,7 @@ _SESSION_SQL = (
     "SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true),"
     " set_config('pg_trgm.word_similarity_threshold', %s, true),"
     # the vector leg's candidate pool (sql_legs.VECTOR_POOL): a wide search, refilled past filtered rows
-    " set_config('hnsw.ef_search', '120', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
+    " set_config('hnsw.ef_search', '200', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
 )
 _BUNDLE_KEY = {"docs_chunks": "doc_evidence", "api_mapping": "api_mapping_evidence",
                "label_prototypes": "label_evidence"}

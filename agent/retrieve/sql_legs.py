@@ -43,7 +43,7 @@ _DOCUMENTED = sql.SQL(
 _NOT_34 = sql.SQL(" AND c.id NOT LIKE 'godot-3.4:%%'")
 
 
-VECTOR_POOL = 60
+VECTOR_POOL = 100
 """HNSW candidates per table that the vector leg re-ranks exactly (well above any leg's n)."""
 
 
