@@ -338,14 +338,18 @@ _CLASS_USE = re.compile(r"(?<![\w.$%@\"'])([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)
 
 
 def _member_type(api, classes: frozenset[str]):
-    """What `type.member` holds or returns, by the 3.4 reference first (the code under judgment may be
-    Godot 3), then 4.x; only class types (a Variant, an int or an enum says nothing about members)."""
+    """What `type.member` holds or returns, when the versions that define it agree; only class types
+    (a Variant, an int or an enum says nothing about members).
+
+    The code under judgment may be either version, so a type only one of two definitions gives would
+    decide the version by itself: `get_packet()` is a PoolByteArray in 3.4 and a PackedByteArray in
+    4.x, and a Godot 4 `get_packet().get_string_from_utf8()` must not become a use of PoolByteArray.
+    """
     def member_type(owner: str, member: str) -> str | None:
-        for version in (V3, V4):
-            e = api.lookup(version, owner, member, ("property", "method"))
-            if e is not None and e.return_type in classes:
-                return e.return_type
-        return None
+        types = {e.return_type for version in (V3, V4)
+                 if (e := api.lookup(version, owner, member, ("property", "method"))) is not None}
+        (only,) = types if len(types) == 1 else (None,)
+        return only if only in classes else None
     return member_type
 
 
