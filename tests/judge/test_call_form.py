@@ -47,6 +47,11 @@ def _facts(code: str, needle: str):
     return chunk, project, code_facts(chunk, bundle, project), bundle
 
 
+def _godot4_api(code: str, needle: str) -> list[str]:
+    """Names of the index's Godot 4 cues in the chunk of `code` that contains `needle`."""
+    return [f.name for f in _facts(code, needle)[2].godot4 if f.kind == "api"]
+
+
 def test_an_argument_count_only_the_34_signature_takes_is_a_godot3_call_form():
     code = "extends Node\n\nfunc order(items: Array):\n\titems.sort_custom(self, \"by_name\")\n"
     chunk, project, facts, bundle = _facts(code, "sort_custom")
@@ -70,25 +75,20 @@ def test_a_call_both_signatures_take_and_an_unresolved_receiver_are_no_finding()
 
 def test_a_member_only_4x_documents_on_a_resolved_receiver_is_a_godot4_cue():
     code = "extends Node\n\nfunc pause(child: Node):\n\tchild.process_mode = Node.PROCESS_MODE_DISABLED\n"
-    _, _, facts, _ = _facts(code, "process_mode")
-    assert [f.name for f in facts.godot4 if f.kind == "api"] == ["Node.process_mode"]
+    assert _godot4_api(code, "process_mode") == ["Node.process_mode"]
 
 
 def test_a_class_only_4x_documents_is_a_godot4_cue_unless_the_script_declares_it():
-    _, _, facts, _ = _facts("extends Node\n\nfunc make():\n\treturn Sprite2D.new()\n", "Sprite2D")
-    assert [f.name for f in facts.godot4 if f.kind == "api"] == ["Sprite2D (4.x class)"]
-    _, _, facts, _ = _facts("extends Node\n\nfunc make():\n\t# Sprite2D\n\treturn \"Sprite2D\"\n", "make")
-    assert not [f for f in facts.godot4 if f.kind == "api"]
+    assert _godot4_api("extends Node\n\nfunc make():\n\treturn Sprite2D.new()\n", "Sprite2D") == ["Sprite2D (4.x class)"]
+    assert not _godot4_api("extends Node\n\nfunc make():\n\t# Sprite2D\n\treturn \"Sprite2D\"\n", "make")
     own = "extends Node\n\nclass Sprite2D:\n\tvar x = 1\n\nfunc make():\n\treturn Sprite2D.new()\n"
-    _, _, facts, _ = _facts(own, "return Sprite2D")  # a Godot 3 script's own class of that name
-    assert not [f for f in facts.godot4 if f.kind == "api"]
+    assert not _godot4_api(own, "return Sprite2D")  # a Godot 3 script's own class of that name
 
 
 def test_no_godot4_cue_when_the_34_class_has_the_member_or_the_script_may_define_it():
     code = ("extends Node\n\nvar process_mode_own = 1\n\nfunc f(child: Node):\n\tchild.owner_only_in_4 = 1\n"
             "\tchild.pause_mode = 2\n\tself.process_mode = 1\n")
-    _, _, facts, _ = _facts(code, "owner_only_in_4")
-    assert not [f for f in facts.godot4 if f.kind == "api"]
+    assert not _godot4_api(code, "owner_only_in_4")
 
 
 def test_chains_resolve_through_what_members_hold_and_return():
@@ -97,7 +97,6 @@ def test_chains_resolve_through_what_members_hold_and_return():
         ("extends Node\n\nfunc f():\n\tget_parent().process_mode = 0\n", "get_parent()"),
         ("extends Node\n\nfunc f(child: Node):\n\tchild.get_parent().owner.process_mode = 0\n", "child.get_parent"),
     ):
-        _, _, facts, _ = _facts(code, needle)
-        assert [f.name for f in facts.godot4 if f.kind == "api"] == ["Node.process_mode"], code
-    _, _, facts, _ = _facts("extends Node\n\nfunc f(child):\n\tchild.owner.process_mode = 0\n", "child.owner")
-    assert not [f for f in facts.godot4 if f.kind == "api"]  # an untyped start: nothing is known
+        assert _godot4_api(code, needle) == ["Node.process_mode"], code
+    untyped = "extends Node\n\nfunc f(child):\n\tchild.owner.process_mode = 0\n"
+    assert not _godot4_api(untyped, "child.owner")  # an untyped start: nothing is known
