@@ -182,6 +182,11 @@ def _sig_args(args: list[Argument]) -> str:
     return ", ".join(f"{a.name}: {a.type}" + (f" = {a.default}" if a.default is not None else "") for a in args)
 
 
+def _valued_head(m: Member) -> str:
+    """`type name = `default`` of a property or theme item, as the 4.x pages write it."""
+    return f"{m.type} {m.name}" + (f" = `{m.default}`" if m.default is not None else "")
+
+
 def _quals(q: str) -> str:
     return "".join(f" {w}" for w in q.split() if w in ("const", "virtual", "vararg", "static"))
 
@@ -240,7 +245,7 @@ def render_markdown(cls: ClassDoc, chain: list[str]) -> str:
     if props:
         out += ["## Property Descriptions", ""]
         for m in props:
-            out += [f"{m.type} {m.name}" + (f" = `{m.default}`" if m.default is not None else ""), ""]
+            out += [_valued_head(m), ""]
             if m.setter:
                 out.append(f"  * void {m.setter}(value: {m.type})")
             if m.getter:
@@ -253,8 +258,7 @@ def render_markdown(cls: ClassDoc, chain: list[str]) -> str:
     if themes:
         out += ["## Theme Property Descriptions", ""]
         for m in themes:
-            out += [f"{m.type} {m.name}" + (f" = `{m.default}`" if m.default is not None else ""), "",
-                    bbcode_to_markdown(m.description), ""]
+            out += [_valued_head(m), "", bbcode_to_markdown(m.description), ""]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
 
 

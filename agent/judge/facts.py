@@ -315,15 +315,20 @@ def _call_arg_count(masked: str, open_paren: int) -> int | None:
     return None
 
 
-def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None):
+MemberUse = tuple[re.Match[str], str, str, str]
+
+
+def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None) -> list[MemberUse]:
     """(match, receiver, member, role) for each `.member` whose receiver is a class both versions document.
 
     `self.x` and members the script declares are left out: the script may define them itself.
+    Computed once per chunk; the call-form and the Godot 4 cues both read it.
     """
     api = project.api if project else None
     if api is None or facts.scope is None or not api.complete_v4:
-        return
+        return []
     masked, text = facts.lexed.masked, facts.lexed.text
+    out: list[MemberUse] = []
     for m in _MEMBER_USE.finditer(masked):
         member = m.group(1)
         if member in facts.declared or masked[max(0, m.start() - 4) : m.start()] == "self":
@@ -331,7 +336,8 @@ def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None):
         receiver = receiver_type(text, masked, m.start(), facts.scope)
         if receiver is None or not (api.has_class(V3, receiver) and api.has_class(V4, receiver)):
             continue
-        yield m, receiver, member, role_at(masked, m.end())
+        out.append((m, receiver, member, role_at(masked, m.end())))
+    return out
 
 
 _CLASS_USE = re.compile(r"(?<![\w.$%@\"'])([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)\b")
@@ -353,7 +359,7 @@ def _member_type(api, classes: frozenset[str]):
     return member_type
 
 
-def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None) -> list[Finding]:
+def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None, uses: list[MemberUse]) -> list[Finding]:
     """What only 4.x documents, used in code position: a class 3.4 lacks, or a member of a resolved
     receiver that its 3.4 class (and ancestors) lacks in every role. A Godot 4 cue each."""
     api = project.api if project else None
@@ -366,7 +372,7 @@ def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None) -> li
             continue
         if api.has_class(V4, name) and not api.has_class(V3, name):
             return [Finding("godot4", "api", f"{name} (4.x class)", name, _line_of(masked, m.start()), start=m.start())]
-    for m, receiver, member, role in _resolved_member_uses(facts, project):
+    for m, receiver, member, role in uses:
         if api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)) is None or api.lookup(V3, receiver, member):
             continue
         return [Finding("godot4", "api", f"{receiver}.{member}", member, _line_of(masked, m.start()),
@@ -374,7 +380,7 @@ def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None) -> li
     return []
 
 
-def _call_form_findings(facts: CodeFacts, project: ProjectContext | None) -> list[Finding]:
+def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: list[MemberUse]) -> list[Finding]:
     """A call whose argument count fits the receiver's 3.4 signature and none of its 4.x ones.
 
     `items.sort_custom(self, "by_name")` on a typed Array: 3.4 takes (object, function), 4.x one
@@ -383,7 +389,7 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None) -> lis
     out: list[Finding] = []
     api = project.api if project else None
     masked = facts.lexed.masked
-    for m, receiver, member, role in _resolved_member_uses(facts, project):
+    for m, receiver, member, role in uses:
         if role != "call":
             continue
         old = api.all_lookup(V3, receiver, member, ("method",))
@@ -460,9 +466,10 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         covered = {(f.name.rsplit(".", 1)[-1], f.line) for f in facts.godot3_api}
         facts.godot3.extend(f for f in _derived_findings(facts, evidence, project, chunk.source_file)
                             if (f.name.rsplit(".", 1)[-1], f.line) not in covered)  # a stated rename says more
+        uses = _resolved_member_uses(facts, project)
         if not facts.godot3_syntax:  # a stated syntax change says more than an argument count
-            facts.godot3.extend(_call_form_findings(facts, project))
-        facts.godot4.extend(_godot4_api_findings(facts, project))
+            facts.godot3.extend(_call_form_findings(facts, project, uses))
+        facts.godot4.extend(_godot4_api_findings(facts, project, uses))
     # unsafe: raw text for control chars and blobs, code for calls, string contents for shell commands
     raw = chunk.code_text
     if _CONTROL.search(raw):

@@ -18,15 +18,15 @@ from typing import Any
 from psycopg import sql
 
 from agent.models import EvidenceBundle, RetrievalHit, RetrieverQuery
-from agent.retrieve.sql_legs import TABLES, build_statement
+from agent.retrieve.sql_legs import TABLES, VECTOR_POOL, build_statement
 from agent.retrieve.terms import code_terms, exact_terms, keyword_text, trigram_probes
 from agent.settings import Settings
 
 _SESSION_SQL = (
     "SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true),"
     " set_config('pg_trgm.word_similarity_threshold', %s, true),"
-    # the vector leg's candidate pool (sql_legs.VECTOR_POOL): a wide search, refilled past filtered rows
-    " set_config('hnsw.ef_search', '200', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
+    # the vector leg's candidate pool: a search twice its size, refilled past filtered rows
+    f" set_config('hnsw.ef_search', '{2 * VECTOR_POOL}', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
 )
 _BUNDLE_KEY = {"docs_chunks": "doc_evidence", "api_mapping": "api_mapping_evidence",
                "label_prototypes": "label_evidence"}

@@ -59,6 +59,14 @@ def _rows_by_ids(leg: str, table: str, ids: sql.Composed, cols: sql.Composable =
     ).format(leg=sql.Literal(leg), cols=cols, t=sql.Literal(table), ids=ids)
 
 
+def _mapping_evidence_docs(where: sql.Composable, k: int) -> sql.Composed:
+    """The `linked` leg: the first two docs chunks each matching mapping cites, in (mapping, position) order."""
+    return _rows_by_ids("linked", "docs_chunks", sql.SQL(
+        "SELECT e.id FROM godot_rag.api_mapping m, unnest(m.evidence_chunk_ids[1:2]) WITH ORDINALITY e(id, o)"
+        " WHERE m.status <> 'rejected' AND {where} ORDER BY m.mapping_id, e.o LIMIT {k}"
+    ).format(where=where, k=sql.Literal(k)))
+
+
 def _top_then_rows(leg: str, table: str, n: sql.Literal, scored: sql.Composed) -> sql.Composed:
     """A ranked leg in two steps: the top `n` (id, score) first, then the view's columns for those rows only.
 
@@ -91,15 +99,10 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
         " m.confidence = 'verified_from_docs' DESC, (m.provenance->>'source' = 'api_index') ASC, m.mapping_id"
         " LIMIT {k}").format(k=sql.Literal(k["api_mapping"] * 2)), cols=_DOCUMENTED))
     # linked: docs and prototypes the exact mappings point at (their evidence)
-    parts.append(_rows_by_ids("linked", "docs_chunks", sql.SQL(
-        "SELECT e.id FROM godot_rag.api_mapping m, unnest(m.evidence_chunk_ids[1:2]) WITH ORDINALITY e(id, o)"
-        " WHERE m.status <> 'rejected' AND m.source_api = ANY(%(terms)s) ORDER BY m.mapping_id, e.o LIMIT {k}"
-    ).format(k=sql.Literal(k["docs_chunks"]))))
+    parts.append(_mapping_evidence_docs(sql.SQL("m.source_api = ANY(%(terms)s)"), k["docs_chunks"]))
     # the 3.4 page (and 4.x page) a mapping derived from the API index cites, found by its member name
-    parts.append(_rows_by_ids("linked", "docs_chunks", sql.SQL(
-        "SELECT e.id FROM godot_rag.api_mapping m, unnest(m.evidence_chunk_ids[1:2]) WITH ORDINALITY e(id, o)"
-        " WHERE m.status <> 'rejected' AND m.match_terms && %(code_terms)s AND m.provenance->>'source' = 'api_index'"
-        " ORDER BY m.mapping_id, e.o LIMIT {k}").format(k=sql.Literal(k["docs_chunks"]))))
+    parts.append(_mapping_evidence_docs(
+        sql.SQL("m.match_terms && %(code_terms)s AND m.provenance->>'source' = 'api_index'"), k["docs_chunks"]))
     parts.append(_rows_by_ids("linked", "label_prototypes", sql.SQL(
         "SELECT p.prototype_id FROM godot_rag.label_prototypes p WHERE p.evidence_mapping_ids && ARRAY("
         " SELECT m.mapping_id FROM godot_rag.api_mapping m"
