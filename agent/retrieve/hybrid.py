@@ -24,6 +24,10 @@ from agent.settings import Settings
 
 _SESSION_SQL = (
     "SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true),"
+    # Planning the fused statement cost as much as running it (~20 ms): its few shapes are prepared
+    # (prepare_threshold=0) and run from one generic plan each. Every leg orders by stable keys, so the
+    # plan never changes a result. Parallel workers only add start-up time on queries this small.
+    " set_config('plan_cache_mode', 'force_generic_plan', true), set_config('max_parallel_workers_per_gather', '0', true),"
     " set_config('pg_trgm.word_similarity_threshold', %s, true),"
     # the vector leg's candidate pool: a search twice its size, refilled past filtered rows
     f" set_config('hnsw.ef_search', '{2 * VECTOR_POOL}', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"

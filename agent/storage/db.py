@@ -1,8 +1,9 @@
 """Database access: the embedded server, the one connection factory and the pool factory.
 
-Every connection is autocommit, returns dict rows and disables server-side prepares
-(`prepare_threshold=0`): the LangGraph checkpointer needs exactly that, and using the
-same shape everywhere means one code path.
+Every connection is autocommit, returns dict rows and prepares every statement on its first
+execution (`prepare_threshold=0`): the LangGraph checkpointer asks for exactly that, and the
+retriever's few statement shapes then run from their cached plans. One shape everywhere means
+one code path.
 """
 
 from __future__ import annotations
