@@ -98,8 +98,10 @@ def chunk_result(found: Retrieved, outcome: JudgeOutcome, judge_ms: float) -> di
 async def analyze_window(ctx: GraphContext, run: RunView, *, done: int) -> None:
     """Claim up to `ctx.window` pending chunks and take each through `analyze_chunk`.
 
-    The evidence judge is CPU bound, so its chunks go one after another; LLM chunks run side
-    by side (the judge bounds its own calls), each retrieving while others wait on the endpoint.
+    The window's retrievals start at once, `ctx.retrieval_concurrency` SQL statements at a time,
+    each on its own pooled connection (Postgres runs them on other cores). The evidence judge is
+    CPU bound, so its chunks are then judged and stored one after another, in order, while the
+    later chunks' SQL still runs; LLM chunks run side by side (the judge bounds its own calls).
     """
     chunks = await ctx.store.claim_next(run.run_id, ctx.window)
     check_transmission(chunks, [c.chunk_id for c in chunks])  # order and ids, before anything is sent
@@ -111,25 +113,37 @@ async def analyze_window(ctx: GraphContext, run: RunView, *, done: int) -> None:
     vectors, embed_ms = await _embed(ctx, queries)
     share = embed_ms / max(1, len(chunks))
     sql = asyncio.Semaphore(max(1, ctx.retrieval_concurrency))
-    work = [analyze_chunk(ctx, run, c, q, v, share=share, sql=sql, tally=tally, project=project)
-            for c, q, v in zip(chunks, queries, vectors, strict=True)]
-    if ctx.judge.kind == "llm":
-        await asyncio.gather(*work)
-    else:
-        for w in work:
-            await w
+    found = [asyncio.ensure_future(retrieve_chunk(ctx, q, v, share=share, sql=sql))
+             for q, v in zip(queries, vectors, strict=True)]
+    try:
+        if ctx.judge.kind == "llm":
+            await asyncio.gather(*(analyze_chunk(ctx, run, c, f, tally=tally, project=project)
+                                   for c, f in zip(chunks, found, strict=True)))
+        else:
+            for c, f in zip(chunks, found, strict=True):
+                await analyze_chunk(ctx, run, c, f, tally=tally, project=project)
+    finally:  # a window cut short (a cancelled run) leaves no retrieval running or unread
+        for f in found:
+            if not f.cancel() and not f.cancelled():
+                f.exception()
+
+
+async def retrieve_chunk(ctx: GraphContext, query: RetrieverQuery, vector: Any, *, share: float,
+                         sql: asyncio.Semaphore) -> Retrieved:
+    """One chunk's evidence: the hybrid SQL (on a worker thread), started with the window's others."""
+    async with sql:
+        t0 = time.perf_counter()
+        bundle = await asyncio.to_thread(ctx.retriever.retrieve, query, vector=vector)
+    return Retrieved(query=query, bundle=bundle, retrieval_ms=share + (time.perf_counter() - t0) * 1000)
 
 
 async def analyze_chunk(
-    ctx: GraphContext, run: RunView, chunk: Chunk, query: RetrieverQuery, vector: Any, *,
-    share: float, sql: asyncio.Semaphore, tally: _Tally, project: ProjectContext | None = None,
+    ctx: GraphContext, run: RunView, chunk: Chunk, retrieval: asyncio.Future[Retrieved], *,
+    tally: _Tally, project: ProjectContext | None = None,
 ) -> None:
-    """Retrieve once, judge and validate once, store: one claimed chunk, start to finish."""
+    """Retrieved once, judge and validate once, store: one claimed chunk, start to finish."""
     try:
-        async with sql:
-            t0 = time.perf_counter()
-            bundle = await asyncio.to_thread(ctx.retriever.retrieve, query, vector=vector)
-        found = Retrieved(query=query, bundle=bundle, retrieval_ms=share + (time.perf_counter() - t0) * 1000)
+        found = await retrieval
     except Exception as exc:  # recorded on the chunk as its failure reason, not swallowed
         log.exception("retrieval failed for %s", chunk.chunk_id)
         return await _fail(ctx, run, chunk, f"retrieval: {error_text(exc)}", tally)

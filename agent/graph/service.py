@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["AnalysisService", "ProgressEvent", "RunBusyError", "new_run_id"]
 
-EVIDENCE_WINDOW = 16
+EVIDENCE_WINDOW = 32
 """Chunks claimed per pass with the evidence judge: their queries are embedded in one model call
 and the pass costs one checkpoint (see bench/analyze.py); each chunk is still stored the moment it
 is judged. The LLM judge claims llm_max_concurrency chunks per pass, judged side by side."""

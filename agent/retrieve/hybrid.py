@@ -98,7 +98,7 @@ class Retriever:
         self.pool = pool
         self.embedder = embedder
         self.config = config or RetrievalConfig()
-        self.last_timings: dict[str, float] = {}
+        self.last_timings: dict[str, float] = {}  # of the latest call: read it only where calls run one at a time
         self._common: frozenset[str] | None = None
         self._common_lock = threading.Lock()
 
@@ -168,7 +168,7 @@ class Retriever:
 
     def embed_queries(self, queries: list[RetrieverQuery]):
         """The vectors `retrieve` would embed for these queries, in one batched model call."""
-        return self.embedder.embed_documents([_embed_text(q) for q in queries])
+        return self.embedder.embed_queries([_embed_text(q) for q in queries])
 
     def retrieve_many(self, queries: list[RetrieverQuery]) -> list[EvidenceBundle]:
         """Same as `retrieve` per query, with one batched embedding call (much cheaper per query on CPU)."""
