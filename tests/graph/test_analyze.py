@@ -199,6 +199,30 @@ async def test_cancel_marks_stopped_then_resume_finishes(service):
     assert "cancel-me" not in await service.interrupted_runs(owner="dave")
 
 
+async def test_a_failed_retrieval_fails_its_chunk_only(service, monkeypatch):
+    """Retrievals of a window run side by side; one that raises fails its own chunk, with the reason."""
+    from tests.graph.projects import generated_files
+
+    inner = service.retriever.retrieve
+    calls, broken = [], []
+
+    def retrieve(query, *, vector=None):
+        calls.append(query)
+        if len(calls) == 3:  # the third of the window's retrievals
+            broken.append(query)
+            raise RuntimeError("connection reset by the test")
+        return inner(query, vector=vector)
+
+    monkeypatch.setattr(service.retriever, "retrieve", retrieve)
+    report = await service.analyze(intake_of(generated_files(godot4_scripts=2, godot3_scripts=1, funcs=4)),
+                                   run_id="retrieval-breaks")
+    failed = [c for c in report["chunks"] if c["status"] == "failed"]
+    assert broken and len(failed) == 1, [c["status"] for c in report["chunks"]]
+    assert "retrieval: " in failed[0]["error"] and "connection reset by the test" in failed[0]["error"]
+    assert all(c["status"] == "done" for c in report["chunks"] if c is not failed[0])
+    assert report["status"] == "failed" and report["verdict"]["complete"] is False  # incomplete: resumable
+
+
 async def test_llm_judge_through_the_graph_and_endpoint_down(kb_settings, embedder):
     from agent.graph.service import AnalysisService
     from tests.llm_servers.launch import running_server
