@@ -8,14 +8,16 @@ snippet through the same steps, in the same run. Cases, at the CLI's default lim
 - largest file: one .gd of just under GODOT_RAG_MAX_FILE_BYTES (long functions, under the chunk cap);
 - most files: GODOT_RAG_MAX_FILES scripts, two chunks each;
 - most listed: GODOT_RAG_MAX_LISTED_FILES entries (the analysed scripts plus PNG assets only listed);
-- most chunks: exactly the chunk cap (one-line functions, the issue's shape);
-- refused paste: the issue's 50,001-chunk paste, to show how long the refusal takes.
+- most chunks: exactly the chunk cap, in three-line functions (the smallest pieces the parser does
+  not fold: runs of 16+ one-line pieces fold into chunks of up to 64 lines);
+- over cap: one function more, to show how long the refusal takes;
+- the issue's paste: 50,001 one-line functions, which fold into about 1,600 chunks and are accepted.
 
-With `--analyze N` (default 40) it also judges the first N chunks of the most-chunks case through
+With `--analyze N` (default 200) it also judges the first N chunks of the most-chunks case through
 the real service (evidence judge; the test KB template when it exists, else an empty KB) and
 extrapolates the time a run at the cap would take at each front door's default.
 
-    .venv/bin/python bench/limits.py [--analyze 40] [--only most_chunks ...]
+    .venv/bin/python bench/limits.py [--analyze 200] [--only most_chunks ...]
 """
 
 from __future__ import annotations
@@ -32,7 +34,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CASES = ("baseline", "largest_file", "most_files", "most_listed", "most_chunks", "refused_paste")
+CASES = ("baseline", "largest_file", "most_files", "most_listed", "most_chunks", "over_cap", "issue_paste")
+
+
+def _unfolded_funcs(n: int) -> str:
+    """`extends Node` and n - 1 three-line functions: n chunks (nothing tiny enough to fold)."""
+    return "extends Node\n" + "".join(f"func f{i}():\n\tvar v = {i}\n\tprint(v)\n" for i in range(n - 1))
 
 
 def _func(i: int, body_lines: int) -> str:
@@ -62,8 +69,10 @@ def build(case: str, root: Path) -> str:
             for i in range(s.max_listed_files - s.max_files):
                 (art / f"sprite_{i:05d}.png").write_bytes(b"\x89PNG\r\n")
     elif case == "most_chunks":
-        (root / "many.gd").write_text("extends Node\n" + "".join(f"func f{i}():\n\tpass\n" for i in range(s.chunk_limit - 1)))
-    elif case == "refused_paste":
+        (root / "many.gd").write_text(_unfolded_funcs(s.chunk_limit))
+    elif case == "over_cap":
+        (root / "many.gd").write_text(_unfolded_funcs(s.chunk_limit + 1))
+    elif case == "issue_paste":
         (root / "paste.gd").write_text("extends Node\n" + "".join(f"func f{i}():\n\tpass\n" for i in range(50_000)))
     else:
         raise SystemExit(f"unknown case {case!r}")
@@ -133,12 +142,12 @@ def analyze_sample(n: int) -> float:
     try:
         with connection(settings) as c:
             migrate(c, settings)
-        code = "extends Node\n" + "".join(f"func f{i}():\n\tpass\n" for i in range(n - 1))
-        intake = intake_snippet(code, settings=settings)
+        intake = intake_snippet(_unfolded_funcs(n), settings=settings)
 
         async def go() -> float:
             svc = await AnalysisService.create(settings)
             try:
+                await svc.analyze(intake_snippet(_unfolded_funcs(2), settings=settings))  # warm: model, pools, graph
                 t = time.perf_counter()
                 report = await svc.analyze(intake)
                 assert report["status"] == "completed", report["status"]
@@ -158,7 +167,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--child", nargs=2, metavar=("CASE", "TARGET"), help=argparse.SUPPRESS)
     ap.add_argument("--only", nargs="*", choices=CASES, default=None, help="run only these cases (baseline always)")
-    ap.add_argument("--analyze", type=int, default=40, help="chunks judged for the throughput sample (0: skip)")
+    ap.add_argument("--analyze", type=int, default=200, help="chunks judged for the throughput sample (0: skip)")
     args = ap.parse_args()
     if args.child:
         child(*args.child)
