@@ -1,9 +1,9 @@
 """One chunk's whole trip: claim -> retrieve once -> judge -> validate once -> store.
 
 `analyze_window` is what the graph's `analyze` node runs once per pass: it claims the next
-pending chunks of the run (processing, attempts + 1), embeds their queries in one model call
-(one call per window costs little more than one per chunk on a CPU), and takes each chunk
-through `analyze_chunk`. Once `store_result` commits, the chunk is done for good: a later
+pending chunks of the run (processing, attempts + 1), embeds their queries in one call to the
+model (length-sorted batches: much cheaper per query than a call per chunk on a CPU), and takes
+each chunk through `analyze_chunk`. Once `store_result` commits, the chunk is done for good: a later
 pass, a re-executed step or a resume never judges it again. A chunk whose retrieval or judge
 raises is marked failed with the reason, and the run goes on.
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,10 +99,11 @@ def chunk_result(found: Retrieved, outcome: JudgeOutcome, judge_ms: float) -> di
 async def analyze_window(ctx: GraphContext, run: RunView, *, done: int) -> None:
     """Claim up to `ctx.window` pending chunks and take each through `analyze_chunk`.
 
-    The window's retrievals start at once, `ctx.retrieval_concurrency` SQL statements at a time,
-    each on its own pooled connection (Postgres runs them on other cores). The evidence judge is
-    CPU bound, so its chunks are then judged and stored one after another, in order, while the
-    later chunks' SQL still runs; LLM chunks run side by side (the judge bounds its own calls).
+    The window's retrievals are queued at once on `ctx.retrieval_concurrency` worker threads, each
+    statement on its own pooled connection (Postgres runs them on other cores); a thread takes the
+    next one as soon as it is free, whatever the event loop is doing. The evidence judge is CPU
+    bound, so its chunks are then judged and stored one after another, in order, while the later
+    chunks' SQL still runs; LLM chunks run side by side (the judge bounds its own calls).
     """
     chunks = await ctx.store.claim_next(run.run_id, ctx.window)
     check_transmission(chunks, [c.chunk_id for c in chunks])  # order and ids, before anything is sent
@@ -112,8 +114,9 @@ async def analyze_window(ctx: GraphContext, run: RunView, *, done: int) -> None:
     project = await project_context_for(ctx, run.run_id) if chunks else None
     vectors, embed_ms = await _embed(ctx, queries)
     share = embed_ms / max(1, len(chunks))
-    sql = asyncio.Semaphore(max(1, ctx.retrieval_concurrency))
-    found = [asyncio.ensure_future(retrieve_chunk(ctx, q, v, share=share, sql=sql))
+    sql = ThreadPoolExecutor(max_workers=max(1, ctx.retrieval_concurrency), thread_name_prefix="retrieve")
+    loop = asyncio.get_running_loop()
+    found = [loop.run_in_executor(sql, retrieve_chunk, ctx, q, v, share)
              for q, v in zip(queries, vectors, strict=True)]
     try:
         if ctx.judge.kind == "llm":
@@ -122,18 +125,17 @@ async def analyze_window(ctx: GraphContext, run: RunView, *, done: int) -> None:
         else:
             for c, f in zip(chunks, found, strict=True):
                 await analyze_chunk(ctx, run, c, f, tally=tally, project=project)
-    finally:  # a window cut short (a cancelled run) leaves no retrieval running or unread
+    finally:  # a window cut short (a cancelled run): queued retrievals never start, at most the
+        sql.shutdown(wait=False, cancel_futures=True)  # running ones finish on their threads
         for f in found:
-            if not f.cancel() and not f.cancelled():
-                f.exception()
+            if f.done() and not f.cancelled():
+                f.exception()  # read, so a failure nobody awaited is not logged as lost
 
 
-async def retrieve_chunk(ctx: GraphContext, query: RetrieverQuery, vector: Any, *, share: float,
-                         sql: asyncio.Semaphore) -> Retrieved:
-    """One chunk's evidence: the hybrid SQL (on a worker thread), started with the window's others."""
-    async with sql:
-        t0 = time.perf_counter()
-        bundle = await asyncio.to_thread(ctx.retriever.retrieve, query, vector=vector)
+def retrieve_chunk(ctx: GraphContext, query: RetrieverQuery, vector: Any, share: float) -> Retrieved:
+    """One chunk's evidence: the hybrid SQL, on a retrieval thread, timed there (not by the event loop)."""
+    t0 = time.perf_counter()
+    bundle = ctx.retriever.retrieve(query, vector=vector)
     return Retrieved(query=query, bundle=bundle, retrieval_ms=share + (time.perf_counter() - t0) * 1000)
 
 

@@ -140,7 +140,10 @@ class Retriever:
         conn.execute(_SESSION_SQL, (str(self.config.trigram_threshold),))
 
     def explain(self, query: RetrieverQuery) -> str:
-        """The plan of the statement `retrieve` runs for `query`, under the same session settings."""
+        """The plan Postgres makes for the statement `retrieve` runs for `query`, under the same session settings.
+
+        EXPLAIN plans it with these values bound; `retrieve` runs the prepared statement's generic plan.
+        """
         statement, params, _ = self.statement(query)
         with self.pool.connection() as conn, conn.transaction():
             self._session(conn)

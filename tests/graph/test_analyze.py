@@ -219,6 +219,7 @@ async def test_a_failed_retrieval_fails_its_chunk_only(service, monkeypatch):
     failed = [c for c in report["chunks"] if c["status"] == "failed"]
     assert broken and len(failed) == 1, [c["status"] for c in report["chunks"]]
     assert "retrieval: " in failed[0]["error"] and "connection reset by the test" in failed[0]["error"]
+    assert (await _code_texts(service, "retrieval-breaks"))[failed[0]["chunk_id"]] == broken[0].raw_chunk_text
     assert all(c["status"] == "done" for c in report["chunks"] if c is not failed[0])
     assert report["status"] == "failed" and report["verdict"]["complete"] is False  # incomplete: resumable
 
