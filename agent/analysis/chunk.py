@@ -143,7 +143,7 @@ async def analyze_chunk(
     ctx: GraphContext, run: RunView, chunk: Chunk, retrieval: asyncio.Future[Retrieved], *,
     tally: _Tally, project: ProjectContext | None = None,
 ) -> None:
-    """Retrieved once, judge and validate once, store: one claimed chunk, start to finish."""
+    """Its one retrieval awaited, judge and validate once, store: one claimed chunk, start to finish."""
     try:
         found = await retrieval
     except Exception as exc:  # recorded on the chunk as its failure reason, not swallowed
