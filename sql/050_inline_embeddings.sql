@@ -1,8 +1,8 @@
 -- Reason: a 384-d vector (1.5 kB) pushed a row past the 2 kB TOAST target, so Postgres stored every
 -- embedding out of line, and each distance the vector leg computed read the TOAST table first
 -- (about 3 buffers per row). Storage MAIN keeps the vector in the row, and the row's text and
--- metadata are moved out of line instead; the retrieval SQL took half the time on the test KB
--- (bench/analyze.py), with the same results. Existing vectors are rewritten once, in place (about 30 s
+-- metadata are moved out of line instead; the retrieval SQL took about half the time on the test KB,
+-- with the same results. Existing vectors are rewritten once, in place (about 30 s
 -- for the full corpus; pg_column_toast_chunk_id needs PostgreSQL 17), and the tables are analysed.
 
 ALTER TABLE godot_rag.docs_chunks ALTER COLUMN embedding SET STORAGE MAIN;

@@ -32,7 +32,7 @@ class GraphContext:
     """Chunks claimed per pass: their queries are embedded in one model call."""
     retrieval_concurrency: int = field(default=2, metadata={"description": "retrieval SQL statements at once"})
     """SQL retrievals at once in a pass, each on its own connection: Postgres runs them on other cores
-    while the judge works (2 halves the SQL's wall time on 2 cores; more only queue there)."""
+    while the judge works (more than 2 only queue on 2 cores)."""
 
     async def emit(self, event: ProgressEvent) -> None:
         """Send an event to the sink, if any."""
