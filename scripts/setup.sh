@@ -23,7 +23,6 @@ if [ "${1:-}" = "--test" ]; then
 else
   .venv/bin/pip install -q -e .
 fi
-# With GODOT_RAG_EMBEDDING_PRECISION=int8, build its ONNX copy of the model now (offline, from the packaged weights)
-if [ "${GODOT_RAG_EMBEDDING_PRECISION:-}" = "int8" ]; then
-  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m agent.embeddings_int8 >/dev/null
-fi
+# Build the ONNX copy of the embedding model now (offline, from the packaged weights), not on first use;
+# it prints why it builds nothing where the precision is bfloat16
+HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m agent.embeddings_onnx >/dev/null

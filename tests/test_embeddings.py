@@ -1,22 +1,23 @@
-"""The embedder: offline model, configurable precision, int8 and bf16 vectors that match float32 ones."""
+"""The embedder: offline model, configurable precision, ONNX and bf16 vectors that match the torch model's."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import numpy as np
 import pytest
 
 from agent.embeddings import Embedder, native_bf16, resolve_model_path, resolve_precision
-from agent.embeddings_int8 import (
+from agent.embeddings_onnx import (
     MANIFEST_FILE,
     MODEL_FILE,
-    Int8Encoder,
-    Int8ModelError,
-    ensure_int8_model,
-    int8_dir,
+    OnnxEncoder,
+    OnnxModelError,
+    ensure_onnx_model,
     intact,
+    onnx_dir,
     read_layout,
 )
 from agent.settings import Settings, default_docs_dir
@@ -38,13 +39,20 @@ def model_path():
 
 
 @pytest.fixture(scope="module")
-def float32(model_path):
-    return Embedder(model_path, precision="float32")
+def torch_model(model_path):
+    """The packaged sentence-transformers model in float32: the vectors every precision must match."""
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
+
+
+def reference(torch_model, texts: list[str]) -> np.ndarray:
+    return torch_model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
 
 
 @pytest.fixture(scope="module")
-def int8(model_path, base_settings):
-    return Embedder(model_path, precision="int8", home=base_settings.home)
+def float32(model_path, base_settings):
+    return Embedder(model_path, precision="float32", home=base_settings.home)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +73,8 @@ def test_precision_is_validated_and_auto_is_bf16_or_float32():
         resolve_precision("fp8")
     assert resolve_precision("float32") == "float32"
     assert resolve_precision("bfloat16") == "bfloat16"
-    assert resolve_precision("int8") == "int8"
+    with pytest.raises(ValueError, match="auto, float32, bfloat16"):
+        resolve_precision("int8")
     assert resolve_precision("auto") == ("bfloat16" if native_bf16() else "float32")
 
 
@@ -76,34 +85,32 @@ def test_precision_comes_from_the_environment(monkeypatch):
     assert Settings.from_env().embedding_precision == "auto"
 
 
-def test_int8_loads_offline_and_matches_float32_on_real_docs(int8, float32, doc_texts, monkeypatch):
-    """The int8 ONNX copy (opt-in): 384-d unit vectors, interchangeable with float32 ones."""
+def test_float32_runs_the_onnx_copy_with_the_models_own_vectors(float32, torch_model, doc_texts, monkeypatch):
+    """The default off native bf16: the fused ONNX copy, offline, giving the torch model's vectors."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert int8.precision == "int8" and int8.model is None
-    vectors = int8.embed_documents(doc_texts)
+    assert float32.precision == "float32" and float32.model is None
+    vectors = float32.embed_documents(doc_texts)
     assert vectors.shape == (len(doc_texts), 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    reference = float32.embed_documents(doc_texts)
-    cosines = (vectors * reference).sum(axis=1)
-    assert cosines.min() >= 0.99, sorted(cosines)[:5]
-    # activations are quantised per batch, so a text embedded alone (a query) differs slightly from the
-    # same text inside a batch (the index); both stay within the bound
-    alone = np.stack([int8.embed_query(t) for t in doc_texts[:8]])
-    assert (alone * reference[:8]).sum(axis=1).min() >= 0.99
-    assert int8.max_seq_length == float32.max_seq_length == 256
-    assert [int8.token_count(t) for t in TEXTS] == [float32.token_count(t) for t in TEXTS]
+    cosines = (vectors * reference(torch_model, doc_texts)).sum(axis=1)
+    assert cosines.min() >= 0.9999, sorted(cosines)[:5]
+    assert float32.max_seq_length == 256
+    assert [float32.token_count(t) for t in TEXTS] == [len(torch_model.tokenizer(t)["input_ids"]) for t in TEXTS]
 
 
-def test_int8_edge_texts_stay_close(int8, float32):
-    """One-token and multilingual texts drift most under int8, and still point the same way."""
-    cosines = (int8.embed_documents(TEXTS) * float32.embed_documents(TEXTS)).sum(axis=1)
-    assert cosines.min() > 0.97, cosines
-    assert int8.embed_documents([]).shape == (0, 384)
+def test_a_vector_does_not_depend_on_what_is_embedded_with_it(float32, doc_texts):
+    """Each text runs alone on the ONNX copy, so a query embedded alone equals the same text in the index."""
+    texts = doc_texts[:12] + TEXTS
+    together = float32.embed_documents(texts)
+    alone = np.stack([float32.embed_query(t) for t in texts])
+    assert np.array_equal(together, alone)
+    assert np.array_equal(float32.embed_documents(texts[::-1]), together[::-1])
+    assert float32.embed_documents([]).shape == (0, 384)
 
 
-def test_bfloat16_vectors_match_float32(model_path, float32):
+def test_bfloat16_vectors_match_float32(model_path, torch_model):
     """bf16 matmuls under autocast keep vectors interchangeable with float32 ones (same index and queries)."""
-    fp32 = float32.embed_documents(TEXTS)
+    fp32 = reference(torch_model, TEXTS)
     bf16 = Embedder(model_path, precision="bfloat16").embed_documents(TEXTS)
     assert fp32.dtype == bf16.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(bf16, axis=1), 1.0, atol=1e-5)
@@ -112,32 +119,37 @@ def test_bfloat16_vectors_match_float32(model_path, float32):
     assert native_bf16() in (True, False)
 
 
-def test_a_corrupt_int8_model_is_rebuilt(int8, base_settings, model_path, tmp_path):
+def test_a_corrupt_onnx_model_is_rebuilt(float32, base_settings, model_path, tmp_path):
     """A truncated model file fails its checksum and is rebuilt in place; the rebuilt copy works."""
-    built = int8_dir(base_settings.home, model_path)
+    built = onnx_dir(base_settings.home, model_path)
     assert intact(built)
-    copy = int8_dir(tmp_path, model_path)
+    copy = onnx_dir(tmp_path, model_path)
     shutil.copytree(built, copy)
     (copy / MODEL_FILE).write_bytes((copy / MODEL_FILE).read_bytes()[:1000])
     assert not intact(copy)
-    with pytest.raises(Int8ModelError, match="cannot load"):
-        Int8Encoder(copy / MODEL_FILE, model_path, read_layout(model_path))
-    rebuilt = ensure_int8_model(model_path, tmp_path)
+    with pytest.raises(OnnxModelError, match="cannot load"):
+        OnnxEncoder(copy / MODEL_FILE, model_path, read_layout(model_path))
+    rebuilt = ensure_onnx_model(model_path, tmp_path)
     assert rebuilt == copy / MODEL_FILE and intact(copy)
-    assert json.loads((copy / MANIFEST_FILE).read_text())["probe_min_cosine"] >= 0.99
-    vectors = Embedder(model_path, precision="int8", home=tmp_path).embed_documents(TEXTS[:2])
-    assert (vectors * int8.embed_documents(TEXTS[:2])).sum(axis=1).min() > 0.999
+    assert json.loads((copy / MANIFEST_FILE).read_text())["probe_min_cosine"] >= 0.9999
+    vectors = Embedder(model_path, precision="float32", home=tmp_path).embed_documents(TEXTS[:2])
+    assert np.array_equal(vectors, float32.embed_documents(TEXTS[:2]))
     assert not list(copy.parent.glob(".build-*")), "no half-written build is left behind"
 
 
-def test_int8_refuses_a_model_it_cannot_reproduce(tmp_path, model_path):
-    """A directory that is not Transformer -> mean Pooling -> Normalize gets a clear error, not odd vectors."""
-    with pytest.raises(Int8ModelError, match="not a sentence-transformers model directory"):
+def test_a_model_the_onnx_copy_cannot_reproduce(tmp_path, model_path):
+    """Not Transformer -> mean Pooling -> Normalize: a clear reason, and float32 runs on torch instead."""
+    with pytest.raises(OnnxModelError, match="not a sentence-transformers model directory"):
         read_layout(tmp_path)
     fake = tmp_path / "cls_model"
-    shutil.copytree(model_path, fake, ignore=shutil.ignore_patterns("*.safetensors"))
-    pooling = json.loads((fake / "1_Pooling" / "config.json").read_text())
+    shutil.copytree(model_path, fake, copy_function=os.symlink)
+    config = fake / "1_Pooling" / "config.json"
+    pooling = json.loads(config.read_text())
     pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
-    (fake / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
-    with pytest.raises(Int8ModelError, match="GODOT_RAG_EMBEDDING_PRECISION=float32"):
+    config.unlink()
+    config.write_text(json.dumps(pooling))
+    with pytest.raises(OnnxModelError, match="supports Transformer -> mean Pooling -> Normalize models"):
         read_layout(fake)
+    fallback = Embedder(fake, precision="float32", home=tmp_path)
+    assert fallback.model is not None and fallback.embed_documents(TEXTS[:2]).shape == (2, 384)
+    assert not (tmp_path / "models").exists(), "nothing is built for a model the ONNX copy cannot reproduce"

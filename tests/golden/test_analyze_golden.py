@@ -114,7 +114,7 @@ def test_analyze_json_is_golden(case, kb_settings, tmp_path, monkeypatch, capsys
     if got == want:
         return
     # Byte for byte: two builds of the test KB retrieve the same candidates (every leg orders by stable
-    # keys, the vector leg is exact). Only where this machine embeds in bf16 or int8 (not the float32
+    # keys, the vector leg is exact). Only where this machine embeds in bf16 (not the float32
     # the goldens were made with) do the vectors differ by design; there the decisions are pinned.
     if _embedding_precision() != "float32" and _decisions(json.loads(got)) == _decisions(json.loads(want)):
         return
