@@ -140,6 +140,9 @@ class RetrieverQuery(_Model):
     reference_candidates: list[str] = Field(default_factory=list)
     prompt_terms: list[str] = Field(default_factory=list)
     task_type: str = "version_check"
+    gdscript: bool = True
+    """Whether `raw_chunk_text` is GDScript, whose bare names are looked up, or a scene/resource/config
+    section, whose `key=value` lines are not code."""
 
 
 class RetrievalHit(_Model):

@@ -12,7 +12,7 @@ import re
 
 from agent.judge.base import JudgeInput, JudgeOutcome
 from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping, mapping_for
-from agent.judge.facts import AST_KINDS, CodeFacts, Finding, looks_like_noise
+from agent.judge.facts import AST_KINDS, CodeFacts, Finding, is_gdscript, looks_like_noise
 from agent.judge.lexer import lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
@@ -293,7 +293,7 @@ def _url_34(f: Finding, inp: JudgeInput) -> str | None:
 
 
 def facts_gd(inp: JudgeInput) -> bool:
-    return inp.chunk.chunk_kind in AST_KINDS or inp.chunk.source_file.endswith(".gd")
+    return is_gdscript(inp.chunk)
 
 
 _GODOT3_LABELS = ("godot3_api_in_godot4", "deprecated_or_removed_api", "migration_required")

@@ -126,7 +126,8 @@ def declared_names(chunk: Chunk, masked: str) -> set[str]:
     return names
 
 
-def _is_gdscript(chunk: Chunk) -> bool:
+def is_gdscript(chunk: Chunk) -> bool:
+    """GDScript (lexed as code), not a scene, resource or config section (read as raw text)."""
     return chunk.chunk_kind in AST_KINDS or chunk.source_file.endswith(".gd")
 
 
@@ -430,7 +431,7 @@ def _first_match(rule: SyntaxRule, scan: str) -> re.Match[str] | None:
 
 def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext | None = None) -> CodeFacts:
     """Compute the facts for one chunk and its retrieved evidence (and its project, when known)."""
-    gd = _is_gdscript(chunk)
+    gd = is_gdscript(chunk)
     lexed = lex(chunk.code_text, comment_char="#" if gd else ";")
     masked = lexed.masked
     idents = set(identifiers(masked))

@@ -12,6 +12,7 @@ import re
 from pathlib import PurePosixPath
 
 from agent.intent import Intent, detect_intent
+from agent.judge.facts import is_gdscript
 from agent.models import Chunk, ChunkTrace, Expansion, RetrieverQuery
 
 _TERM_LIMIT = 48
@@ -91,6 +92,7 @@ def build_retriever_query(prompt: str, chunk: Chunk, *, intent: Intent | None = 
         reference_candidates=refs,
         prompt_terms=list(intent.prompt_terms),
         task_type=intent.task_type,
+        gdscript=is_gdscript(chunk),
     )
 
 

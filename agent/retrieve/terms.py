@@ -112,8 +112,12 @@ _BARE_NAME = re.compile(r"(?<![\w.$%@])([a-z_][a-z0-9_]*)\b(?!\s*\()")
 _CODE_TERM_LIMIT = 64
 
 
-def code_roles(code: str) -> dict[str, list[str]]:
-    """name -> roles (`call`, `property`, `constant`, `class`) of the identifiers the code uses."""
+def code_roles(code: str, *, gdscript: bool = True) -> dict[str, list[str]]:
+    """name -> roles (`call`, `property`, `constant`, `class`, `name`) of the identifiers the code uses.
+
+    Bare names (`translation.x += 1`: a property of the script's own class) count in GDScript only,
+    of 4 characters or more; a scene's `instance=` or `type=` is no code.
+    """
     from agent.judge.lexer import lex  # the one GDScript lexer: comments and strings never count
 
     masked = lex(code).masked
@@ -126,8 +130,8 @@ def code_roles(code: str) -> dict[str, list[str]]:
         roles.setdefault(m.group(1), {})["constant"] = None
     for m in _CLASS.finditer(masked):
         roles.setdefault(m.group(1), {})["class"] = None
-    for m in _BARE_NAME.finditer(masked):  # a bare property of the script's own class (`percent_visible = 1`)
-        if "_" in m.group(1).strip("_"):
+    for m in _BARE_NAME.finditer(masked) if gdscript else ():
+        if len(m.group(1)) >= 4:
             roles.setdefault(m.group(1), {})["name"] = None
     return {k: list(v) for k, v in roles.items() if k not in STOP_IDENTIFIERS and len(k) > 1}
 
@@ -135,4 +139,4 @@ def code_roles(code: str) -> dict[str, list[str]]:
 def code_terms(query: RetrieverQuery, already: list[str]) -> list[str]:
     """Identifiers in code position not yet among the exact terms, for the exact api_mapping lookup only."""
     seen = set(already)
-    return [t for t in code_roles(query.raw_chunk_text) if t not in seen][:_CODE_TERM_LIMIT]
+    return [t for t in code_roles(query.raw_chunk_text, gdscript=query.gdscript) if t not in seen][:_CODE_TERM_LIMIT]
