@@ -91,6 +91,27 @@ def test_property_and_constant_uses_retrieve_their_mappings(retriever, code, sou
     assert source in sources
 
 
+async def test_a_bare_property_of_the_scripts_own_class_is_looked_up(retriever, evidence_judge, api):
+    """`translation.x += delta` in an `extends Spatial` script: Spatial.translation, which 4.x lacks."""
+    code = "extends Spatial\n\nfunc move_it(delta):\n\ttranslation.x += delta\n"
+    _, out = await _judge(retriever, evidence_judge, code, needle="translation.x", api=api)
+    assert out.judgment.version_signal == "godot3", out.judgment.rationale
+    assert "translation" in out.judgment.rationale
+    code4 = "extends Node3D\n\nfunc move_it(delta):\n\tposition.x += delta\n\tvisible = true\n"
+    _, out = await _judge(retriever, evidence_judge, code4, needle="position.x", api=api)
+    assert out.judgment.version_signal != "godot3", out.judgment.rationale
+
+
+def test_bare_names_are_looked_up_in_gdscript_only():
+    """A scene's `instance=` or `type=` is no code: only GDScript's bare names reach the exact lookup."""
+    from agent.retrieve.terms import code_roles
+
+    assert "translation" in code_roles("func f(delta):\n\ttranslation.x += delta\n")
+    scene = '[node name="Player" type="Area2D" parent="." instance=ExtResource("1")]\nposition = Vector2(1, 2)\n'
+    assert not {"instance", "type", "name", "parent"} & set(code_roles(scene, gdscript=False))
+    assert "instance" in code_roles(scene)  # the same text, read as GDScript
+
+
 async def test_a_resolved_receiver_finds_what_only_3_4_documents(retriever, evidence_judge, api):
     code = 'extends Node\n\nfunc f():\n\treturn Input.get_joy_axis_index_from_string("Left Stick X")\n'
     inp, out = await _judge(retriever, evidence_judge, code, needle="get_joy_axis", api=api)
