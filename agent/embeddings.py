@@ -48,7 +48,10 @@ def native_bf16() -> bool:
 
 def resolve_precision(precision: str) -> str:
     """`auto` -> bfloat16 where the CPU has native bf16 (measured 1.65-1.75x torch float32 there), else
-    float32 (the ONNX copy)."""
+    float32 (the ONNX copy). `int8`, a setting of earlier releases, now means float32."""
+    if precision == "int8":
+        log.warning("GODOT_RAG_EMBEDDING_PRECISION=int8 is gone (its int8 copy did not pay); using float32")
+        return "float32"
     if precision not in PRECISIONS:
         raise ValueError(f"GODOT_RAG_EMBEDDING_PRECISION must be one of {', '.join(PRECISIONS)}, not {precision!r}")
     if precision == "auto":
@@ -82,11 +85,11 @@ class Embedder:
 
             try:
                 layout = read_layout(model_path)
-            except OnnxModelError as exc:
-                log.info("%s; embedding with the torch model", exc)
-            else:
                 onnx_file = ensure_onnx_model(model_path, home or Settings().home)
                 self._onnx = OnnxEncoder(onnx_file, model_path, layout, threads=usable_cpus())
+            except OnnxModelError as exc:
+                log.warning("%s; embedding with the torch model", exc)
+            else:
                 self.runtime = "onnxruntime"
                 self.tokenizer = self._onnx.tokenizer
                 self.dim, self.max_seq_length = layout.dim, layout.max_seq_length

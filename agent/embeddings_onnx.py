@@ -18,11 +18,12 @@ import fcntl
 import hashlib
 import json
 import logging
+import math
 import os
 import shutil
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,19 +61,22 @@ class ModelLayout:
 
 
 def read_layout(model_path: Path) -> ModelLayout:
-    """Accept only Transformer -> mean Pooling -> Normalize, the pipeline `OnnxEncoder` implements."""
+    """Accept only a BERT Transformer -> mean Pooling -> Normalize, what `_export` and `OnnxEncoder` implement."""
     try:
         modules = json.loads((model_path / "modules.json").read_text())
         kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
         pooling = json.loads((model_path / modules[1]["path"] / "config.json").read_text())
         config = json.loads((model_path / "sentence_bert_config.json").read_text())
-    except (OSError, ValueError, KeyError, IndexError) as exc:
+        model_type = json.loads((model_path / "config.json").read_text()).get("model_type")
+    except (OSError, ValueError, KeyError, IndexError, AttributeError) as exc:
         raise OnnxModelError(f"{model_path} is not a sentence-transformers model directory: {exc}") from exc
     modes = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v]
     if kinds != ["Transformer", "Pooling", "Normalize"] or modes != ["pooling_mode_mean_tokens"]:
         raise OnnxModelError(
             f"the ONNX path supports Transformer -> mean Pooling -> Normalize models, not {kinds} with {modes}"
         )
+    if model_type != "bert":  # the export feeds token_type_ids and the fusion is ONNX Runtime's BERT optimizer
+        raise OnnxModelError(f"the ONNX path supports BERT models, not model_type {model_type!r}")
     return ModelLayout(max_seq_length=int(config["max_seq_length"]), dim=int(pooling["word_embedding_dimension"]))
 
 
@@ -104,11 +108,19 @@ def onnx_dir(home: Path, model_path: Path) -> Path:
 
 
 def usable_cpus() -> int:
-    """CPUs this process may run on (a container's cpuset, not the host's count)."""
+    """CPUs this process may run on: its affinity (a container's cpuset), capped by a cgroup v2 CPU quota
+    (`docker --cpus=2` on a 64-core host is 2)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+        cpus = os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cpus = min(cpus, math.ceil(int(quota) / int(period)))
+    except (OSError, ValueError):
+        pass
+    return max(1, cpus)
 
 
 class OnnxEncoder:
@@ -147,6 +159,8 @@ class OnnxEncoder:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """float32 (n, dim), L2-normalised, like the sentence-transformers pipeline."""
+        if not texts:
+            return np.zeros((0, self.layout.dim), dtype=np.float32)
         enc = self.tokenizer(texts, truncation=True, max_length=self.layout.max_seq_length,
                              return_token_type_ids=True)
         ids, types = enc["input_ids"], enc["token_type_ids"]
@@ -160,8 +174,11 @@ class OnnxEncoder:
 
         if self._pool is None or len(texts) == 1:
             run(order)
-        else:
-            list(self._pool.map(run, [order[k :: self.threads] for k in range(self.threads)]))
+        else:  # every share finishes before a failure is raised: none outlives the caller's lock
+            futures = [self._pool.submit(run, order[k :: self.threads]) for k in range(self.threads)]
+            wait(futures)
+            for future in futures:
+                future.result()
         return out
 
 
@@ -210,7 +227,10 @@ def build(model_path: Path, dest: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".build-", dir=dest.parent))
     try:
-        onnx_file = _export(model_path, work)
+        try:
+            onnx_file = _export(model_path, work)
+        except Exception as exc:  # torch's exporter and ONNX Runtime's optimizer raise many kinds
+            raise OnnxModelError(f"cannot export {model_path} to ONNX: {type(exc).__name__}: {exc}") from exc
         cosines = (OnnxEncoder(onnx_file, model_path, layout).encode(list(PROBE_TEXTS))
                    * _float32_vectors(model_path, list(PROBE_TEXTS))).sum(axis=1)
         if cosines.min() < MIN_COSINE:
@@ -264,18 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env()
     try:
         if resolve_precision(settings.embedding_precision) != "float32":
-            print("bfloat16 runs on the torch model: no ONNX copy to build")
+            print("bfloat16 runs on the torch model: no ONNX copy to build", file=sys.stderr)
             return 0
-        model_path = resolve_model_path(settings.embedding_model)
-        try:
-            read_layout(model_path)
-        except OnnxModelError as exc:
-            print(f"{exc}: it embeds with the torch model, no ONNX copy to build")
-            return 0
-        path = ensure_onnx_model(model_path, settings.home)
-    except (OnnxModelError, ValueError) as exc:
+        path = ensure_onnx_model(resolve_model_path(settings.embedding_model), settings.home)
+    except ValueError as exc:  # a bad setting
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except OnnxModelError as exc:  # the embedder falls back the same way at run time
+        print(f"warning: {exc}; it embeds with the torch model", file=sys.stderr)
+        return 0
     print(path)
     return 0
 

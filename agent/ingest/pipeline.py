@@ -312,8 +312,8 @@ class _LazyEmbedder:
 
 
 def _embed(lazy: _LazyEmbedder, texts: list[str], *, progress: bool, desc: str) -> np.ndarray:
-    """Embed each distinct text once, in length order (least padding per batch), and return vectors in
-    the input order. About 3% of the docs chunks repeat another's text."""
+    """Embed each distinct text once, in length order (the least padding in a torch batch), and return
+    vectors in the input order. About 3% of the docs chunks repeat another's text."""
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     embedder = lazy.get()

@@ -214,7 +214,7 @@ class EvidenceJudge:
             if opener:
                 companion = statement_at(text, f.start + opener.end() - 1)
                 fragment, old = f"{old}\n{companion}", f"{old}; {companion}"
-        new = rewrite_fragment(fragment) if facts_gd(inp) else None
+        new = rewrite_fragment(fragment) if is_gdscript(inp.chunk) else None
         new = new or rule.new or None
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
         # the curated/converter row documents a syntax change; a row derived from the API index only says
@@ -292,8 +292,6 @@ def _url_34(f: Finding, inp: JudgeInput) -> str | None:
     return None
 
 
-def facts_gd(inp: JudgeInput) -> bool:
-    return is_gdscript(inp.chunk)
 
 
 _GODOT3_LABELS = ("godot3_api_in_godot4", "deprecated_or_removed_api", "migration_required")

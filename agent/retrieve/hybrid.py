@@ -116,9 +116,11 @@ class Retriever:
         common = self.common_lexemes()
         idents, words = keyword_text(query, terms, common)
         probes = trigram_probes(terms, self.config.trigram_probes, common)
+        uses, names = code_terms(query, terms)
         params: dict[str, Any] = {
             "terms": terms,
-            "code_terms": code_terms(query, terms),
+            "code_terms": uses,
+            "name_terms": names,
             "dotted": [t for t in terms if "." in t],
             "idents": idents,
             "words": words,

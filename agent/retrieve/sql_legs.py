@@ -90,12 +90,15 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
     but the GIN index cannot answer it and the scan reads the whole index.
     """
     parts: list[sql.Composable] = []
-    # exact: api_mapping old names / match terms, whole identifiers, never rejected rows
+    # exact: api_mapping old names / match terms, whole identifiers, never rejected rows; the rows of the
+    # chunk's candidates first, then of its member uses and calls, then of its bare names
     parts.append(_rows_by_ids("exact", "api_mapping", sql.SQL(
         "SELECT m.mapping_id FROM godot_rag.api_mapping m"
         " WHERE m.status <> 'rejected' AND (m.source_api = ANY(%(terms)s) OR m.match_terms && %(terms)s"
-        " OR m.source_api = ANY(%(code_terms)s) OR m.match_terms && %(code_terms)s)"
-        " ORDER BY (m.source_api = ANY(%(terms)s)) DESC, (m.match_terms && %(terms)s) DESC,"
+        " OR m.source_api = ANY(%(code_terms)s) OR m.match_terms && %(code_terms)s"
+        " OR m.source_api = ANY(%(name_terms)s) OR m.match_terms && %(name_terms)s)"
+        " ORDER BY CASE WHEN m.source_api = ANY(%(terms)s) THEN 0 WHEN m.match_terms && %(terms)s THEN 1"
+        " WHEN m.source_api = ANY(%(code_terms)s) OR m.match_terms && %(code_terms)s THEN 2 ELSE 3 END,"
         " m.confidence = 'verified_from_docs' DESC, (m.provenance->>'source' = 'api_index') ASC, m.mapping_id"
         " LIMIT {k}").format(k=sql.Literal(k["api_mapping"] * 2)), cols=_DOCUMENTED))
     # linked: docs and prototypes the exact mappings point at (their evidence)

@@ -6,6 +6,7 @@ import re
 
 from agent.judge.syntax_rules import GDSCRIPT_RULES, VELOCITY_DECLARATION
 from agent.models import RetrieverQuery
+from agent.parse.scan import KEYWORDS, scan
 
 _IDENT = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -116,7 +117,8 @@ def code_roles(code: str, *, gdscript: bool = True) -> dict[str, list[str]]:
     """name -> roles (`call`, `property`, `constant`, `class`, `name`) of the identifiers the code uses.
 
     Bare names (`translation.x += 1`: a property of the script's own class) count in GDScript only,
-    of 4 characters or more; a scene's `instance=` or `type=` is no code.
+    of 4 characters or more and not declared by the code itself (its vars, params, loop variables);
+    a scene's `instance=` or `type=` is no code.
     """
     from agent.judge.lexer import lex  # the one GDScript lexer: comments and strings never count
 
@@ -130,13 +132,19 @@ def code_roles(code: str, *, gdscript: bool = True) -> dict[str, list[str]]:
         roles.setdefault(m.group(1), {})["constant"] = None
     for m in _CLASS.finditer(masked):
         roles.setdefault(m.group(1), {})["class"] = None
+    own = set(scan(masked)[1]) if gdscript else set()
     for m in _BARE_NAME.finditer(masked) if gdscript else ():
-        if len(m.group(1)) >= 4:
+        if len(m.group(1)) >= 4 and m.group(1) not in own and m.group(1) not in KEYWORDS:
             roles.setdefault(m.group(1), {})["name"] = None
     return {k: list(v) for k, v in roles.items() if k not in STOP_IDENTIFIERS and len(k) > 1}
 
 
-def code_terms(query: RetrieverQuery, already: list[str]) -> list[str]:
-    """Identifiers in code position not yet among the exact terms, for the exact api_mapping lookup only."""
-    seen = set(already)
-    return [t for t in code_roles(query.raw_chunk_text, gdscript=query.gdscript) if t not in seen][:_CODE_TERM_LIMIT]
+def code_terms(query: RetrieverQuery, already: list[str]) -> tuple[list[str], list[str]]:
+    """Identifiers in code position not yet among the exact terms, for the exact api_mapping lookup only:
+    (members, calls, constants and classes; bare names). The exact leg ranks the bare names' rows last,
+    so a chunk's many bare names never crowd out what its member uses find."""
+    fresh = [(t, r) for t, r in code_roles(query.raw_chunk_text, gdscript=query.gdscript).items()
+             if t not in set(already)]
+    uses = [t for t, r in fresh if r != ["name"]][:_CODE_TERM_LIMIT]
+    names = [t for t, r in fresh if r == ["name"]][:_CODE_TERM_LIMIT]
+    return uses, names
