@@ -29,7 +29,7 @@ GENERIC_WORDS = frozenset(
 # GDScript 1 keywords in their syntactic position: they name the api_mapping syntax records
 # (`export` -> `@export`), which the chunker's symbol lists never contain.
 _GODOT3_KEYWORDS = re.compile(
-    r"^[ \t]*(?:(export)\s*(?:\(|var\b)|(onready)\s+var\b|(tool)[ \t]*$|"
+    r"^[ \t]*(?:(export)\s*(?:\(|var\b)|(onready)\s+var\b|(tool)[ \t]*(?:#.*)?$|"
     r"(remote|master|puppet|remotesync|mastersync|puppetsync)\s+(?:func|var)\b)|\b(setget)\b", re.MULTILINE)
 
 # Godot 3 call forms with string method names: Thread.start(self, "m"), connect("signal", target, "m")

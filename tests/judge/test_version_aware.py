@@ -102,6 +102,18 @@ async def test_a_bare_property_of_the_scripts_own_class_is_looked_up(retriever, 
     assert out.judgment.version_signal != "godot3", out.judgment.rationale
 
 
+async def test_tool_with_a_trailing_comment_is_still_godot3(retriever, evidence_judge):
+    """`tool # runs in the editor`, as the 3.4 reference's EditorScenePostImport example writes it."""
+    from agent.retrieve.query import build_retriever_query
+    from agent.retrieve.terms import exact_terms
+
+    code = "tool # Needed so it runs in editor\nextends Node\n\nfunc f():\n\tpass\n"
+    inp, out = await _judge(retriever, evidence_judge, code, needle="tool #")
+    assert "tool" in exact_terms(build_retriever_query("x", inp.chunk))  # its mapping by exact lookup, not by luck of the other legs
+    assert out.judgment.version_signal == "godot3", out.judgment.rationale
+    assert "@tool" in out.judgment.rationale
+
+
 def test_bare_names_are_looked_up_in_gdscript_only():
     """A scene's `instance=` or `type=` is no code: only GDScript's bare names reach the exact lookup."""
     from agent.retrieve.terms import code_roles
