@@ -110,14 +110,16 @@ class AnalysisService:
         if checkpoint:
             saver = AsyncPostgresSaver(pool)  # pool connections: autocommit, dict_row, prepare_threshold=0
             # processes starting together on a fresh database race to run the same checkpoint
-            # migration; the loser's unique violation (or the deadlock two CREATE INDEX CONCURRENTLY
-            # detect) means another process did it, so set up again from there. Not under a lock:
+            # migration; the loser's unique violation, duplicate type or table (two CREATE TABLE IF NOT
+            # EXISTS at once), or the deadlock two CREATE INDEX CONCURRENTLY detect, means another
+            # process did it, so set up again from there. Not under a lock:
             # CREATE INDEX CONCURRENTLY would wait on the lock's waiters, a deadlock nobody detects.
             for attempt in range(5):
                 try:
                     await saver.setup()
                     break
-                except (psycopg.errors.UniqueViolation, psycopg.errors.DeadlockDetected):
+                except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject,
+                        psycopg.errors.DuplicateTable, psycopg.errors.DeadlockDetected):
                     if attempt == 4:
                         raise
                     await asyncio.sleep(0.2 * (attempt + 1))

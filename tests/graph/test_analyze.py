@@ -271,3 +271,24 @@ async def test_empty_knowledge_base_still_works(empty_db, embedder):
     assert report["verdict"]["label"] in ("godot4", "ambiguous")
     waiting = [e for e in events if e.kind == "chunk_status" and e.status == "waiting"]
     assert len(waiting) == len(report["chunks"])  # the whole list is announced before work starts
+
+
+async def test_a_checkpoint_setup_that_loses_a_race_sets_up_again(kb_settings, embedder, monkeypatch):
+    """Two first starts on one database: the loser's duplicate type (`checkpoint_blobs`) is no failure."""
+    import psycopg
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    from agent.graph.service import AnalysisService
+
+    real, calls = AsyncPostgresSaver.setup, []
+
+    async def racing_setup(self):
+        calls.append(1)
+        if len(calls) == 1:
+            raise psycopg.errors.DuplicateObject('type "checkpoint_blobs" already exists')
+        await real(self)
+
+    monkeypatch.setattr(AsyncPostgresSaver, "setup", racing_setup)
+    svc = await AnalysisService.create(kb_settings, embedder=embedder, reading_only=True)
+    await svc.close()
+    assert len(calls) == 2
