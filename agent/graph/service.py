@@ -106,28 +106,33 @@ class AnalysisService:
         await asyncio.to_thread(_migrate)
         pool = await make_async_pool(settings, min_size=1, max_size=12, url=url)
         sync_pool = await asyncio.to_thread(make_pool, settings, min_size=1, max_size=8, url=url)
-        saver = None
-        if checkpoint:
-            saver = AsyncPostgresSaver(pool)  # pool connections: autocommit, dict_row, prepare_threshold=0
-            # processes starting together on a fresh database race to run the same checkpoint
-            # migration; the loser's unique violation, duplicate type or table (two CREATE TABLE IF NOT
-            # EXISTS at once), or the deadlock two CREATE INDEX CONCURRENTLY detect, means another
-            # process did it, so set up again from there. Not under a lock:
-            # CREATE INDEX CONCURRENTLY would wait on the lock's waiters, a deadlock nobody detects.
-            for attempt in range(5):
-                try:
-                    await saver.setup()
-                    break
-                except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject,
-                        psycopg.errors.DuplicateTable, psycopg.errors.DeadlockDetected):
-                    if attempt == 4:
-                        raise
-                    await asyncio.sleep(0.2 * (attempt + 1))
-        retriever = None
-        if not reading_only:
-            if embedder is None:
-                embedder = await asyncio.to_thread(get_embedder, settings)
-            retriever = Retriever(settings, sync_pool, embedder=embedder)
+        try:  # a failed setup must not leave the pools open: their workers would keep the process alive
+            saver = None
+            if checkpoint:
+                saver = AsyncPostgresSaver(pool)  # pool connections: autocommit, dict_row, prepare_threshold=0
+                # processes starting together on a fresh database race to run the same checkpoint
+                # migration; the loser's unique violation, duplicate type or table (two CREATE TABLE IF NOT
+                # EXISTS at once), or the deadlock two CREATE INDEX CONCURRENTLY detect, means another
+                # process did it, so set up again from there. Not under a lock:
+                # CREATE INDEX CONCURRENTLY would wait on the lock's waiters, a deadlock nobody detects.
+                for attempt in range(5):
+                    try:
+                        await saver.setup()
+                        break
+                    except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject,
+                            psycopg.errors.DuplicateTable, psycopg.errors.DeadlockDetected):
+                        if attempt == 4:
+                            raise
+                        await asyncio.sleep(0.2 * (attempt + 1))
+            retriever = None
+            if not reading_only:
+                if embedder is None:
+                    embedder = await asyncio.to_thread(get_embedder, settings)
+                retriever = Retriever(settings, sync_pool, embedder=embedder)
+        except BaseException:
+            await pool.close()
+            await asyncio.to_thread(sync_pool.close)
+            raise
         return cls(
             settings=settings, url=url, pool=pool, sync_pool=sync_pool, checkpointer=saver,
             retriever=retriever, embedder=embedder, durability=durability, window=window,

@@ -292,3 +292,33 @@ async def test_a_checkpoint_setup_that_loses_a_race_sets_up_again(kb_settings, e
     svc = await AnalysisService.create(kb_settings, embedder=embedder, reading_only=True)
     await svc.close()
     assert len(calls) == 2
+
+
+async def test_a_failed_setup_closes_the_pools(kb_settings, embedder, monkeypatch):
+    """A setup error reaches the caller, and no pool is left open to keep the process alive."""
+    import psycopg
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    import agent.storage
+    from agent.graph.service import AnalysisService
+
+    opened = []
+    real_async, real_sync = agent.storage.make_async_pool, agent.storage.make_pool
+
+    async def recording_async(*a, **k):
+        opened.append(await real_async(*a, **k))
+        return opened[-1]
+
+    def recording_sync(*a, **k):
+        opened.append(real_sync(*a, **k))
+        return opened[-1]
+
+    async def refused_setup(self):
+        raise psycopg.errors.InsufficientPrivilege("permission denied for schema public")
+
+    monkeypatch.setattr(agent.storage, "make_async_pool", recording_async)
+    monkeypatch.setattr(agent.storage, "make_pool", recording_sync)
+    monkeypatch.setattr(AsyncPostgresSaver, "setup", refused_setup)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        await AnalysisService.create(kb_settings, embedder=embedder, reading_only=True)
+    assert len(opened) == 2 and all(p.closed for p in opened)
