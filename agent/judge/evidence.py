@@ -292,8 +292,6 @@ def _url_34(f: Finding, inp: JudgeInput) -> str | None:
     return None
 
 
-
-
 _GODOT3_LABELS = ("godot3_api_in_godot4", "deprecated_or_removed_api", "migration_required")
 _KINEMATIC_EXTENDS = re.compile(r"^\s*extends\s+KinematicBody(2D)?\b", re.M)
 _ZERO_INIT = re.compile(r"=\s*Vector[23]\s*(\.\s*ZERO\b|\(\s*\))\s*$|^[^=]*$")

@@ -143,8 +143,8 @@ def code_terms(query: RetrieverQuery, already: list[str]) -> tuple[list[str], li
     """Identifiers in code position not yet among the exact terms, for the exact api_mapping lookup only:
     (members, calls, constants and classes; bare names). The exact leg ranks the bare names' rows last,
     so a chunk's many bare names never crowd out what its member uses find."""
-    fresh = [(t, r) for t, r in code_roles(query.raw_chunk_text, gdscript=query.gdscript).items()
-             if t not in set(already)]
+    seen = set(already)
+    fresh = [(t, r) for t, r in code_roles(query.raw_chunk_text, gdscript=query.gdscript).items() if t not in seen]
     uses = [t for t, r in fresh if r != ["name"]][:_CODE_TERM_LIMIT]
     names = [t for t, r in fresh if r == ["name"]][:_CODE_TERM_LIMIT]
     return uses, names
