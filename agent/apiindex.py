@@ -23,6 +23,28 @@ V4 = "4.x"
 MEMBER_KINDS = ("method", "property", "signal", "constant", "enum", "theme-property", "annotation", "constructor")
 
 
+def per_version_type(v3: str, v4: str) -> str:
+    """A type the versions disagree on, as one name: `Physics2DDirectSpaceState|PhysicsDirectSpaceState2D`.
+
+    Every lookup below reads a version's own side, so `space.intersect_ray(...)` is checked against
+    the 3.4 class in 3.4 and the 4.x class in 4.x. An empty side means no class in that version.
+    """
+    return v3 if v3 == v4 else f"{v3}|{v4}"
+
+
+def type_in(version: str, name: str) -> str:
+    """The side of a per-version type that `version` uses (a plain name is the same in both)."""
+    if "|" not in name:
+        return name
+    v3, _, v4 = name.partition("|")
+    return v3 if version == V3 else v4
+
+
+def type_label(name: str) -> str:
+    """How a (possibly per-version) type reads in a rationale: the 3.4 side when there is one."""
+    return type_in(V3, name) or type_in(V4, name)
+
+
 @dataclass(frozen=True)
 class ApiEntry:
     """One definition: `member` is empty for the class itself (kind `class`)."""
@@ -184,6 +206,7 @@ class ApiIndex:
         self._parents: dict[str, dict[str, str]] = defaultdict(dict)
         self._classes: dict[tuple[str, str], ApiEntry] = {}
         self._names: frozenset[str] | None = None
+        self._shared_nodes: frozenset[str] | None = None
         self._complete = complete_v4
         for c in classes:
             self._parents[c.version][c.class_name] = c.inherits
@@ -222,15 +245,22 @@ class ApiIndex:
             self._names = frozenset(c for _, c in self._classes)
         return self._names
 
+    def shared_node_classes(self) -> frozenset[str]:
+        """Node classes that 3.4 and 4.x both document (`Button`, `RichTextLabel`, `Timer`)."""
+        if self._shared_nodes is None:
+            self._shared_nodes = frozenset(c for v, c in self._classes if v == V3 and self.has_class(V4, c)
+                                           and self.is_a(V3, c, "Node") and self.is_a(V4, c, "Node"))
+        return self._shared_nodes
+
     def has_class(self, version: str, name: str) -> bool:
-        return (version, name) in self._classes
+        return (version, type_in(version, name)) in self._classes
 
     def class_entry(self, version: str, name: str) -> ApiEntry | None:
-        return self._classes.get((version, name))
+        return self._classes.get((version, type_in(version, name)))
 
     def chain(self, version: str, name: str) -> list[str]:
         """`name` and its ancestors in `version` (just `[name]` when the class is unknown there)."""
-        out = [name]
+        out = [type_in(version, name)]
         parents = self._parents.get(version, {})
         while (p := parents.get(out[-1])) and p not in out and len(out) < 40:
             out.append(p)
@@ -255,7 +285,7 @@ class ApiIndex:
 
     def members_of(self, version: str, cls: str) -> list[ApiEntry]:
         """What `cls` itself (not its ancestors) defines in `version`, in document order."""
-        return list(self._by_class.get((version, cls), ()))
+        return list(self._by_class.get((version, type_in(version, cls)), ()))
 
     def defined_anywhere(self, version: str, member: str, kinds: Iterable[str] | None = None) -> bool:
         wanted = set(kinds) if kinds else None

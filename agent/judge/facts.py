@@ -10,10 +10,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.apiindex import V3, V4
+from agent.apiindex import V3, V4, per_version_type, type_in, type_label
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
-from agent.judge.receivers import Scope, is_continuation, receiver_type, role_at, scope_of, signal_string_uses
+from agent.judge.receivers import (Scope, infer_var_types, is_continuation, receiver_type, role_at, scope_of,
+                                   signal_string_uses)
 from agent.judge.syntax_rules import DIRECT_RULES, GDSCRIPT_RULES, SyntaxRule
 from agent.models import Chunk, EvidenceBundle, RetrievalHit
 
@@ -136,8 +137,11 @@ _KIND_ROLES: dict[str, tuple[str, ...]] = {
     "signal": ("signal",), "csharp-signal": ("signal",), "enum": ("constant",), "constant": ("constant",),
     "class": ("class",), "builtin-type": ("class",),
 }
-_ROLE_KINDS = {"call": ("method",), "property": ("property", "theme-property"), "signal": ("signal",),
+_ROLE_KINDS = {"call": ("method",), "property": ("property",), "signal": ("signal",),
                "constant": ("constant", "enum")}
+"""The kinds a use in a role can be. A theme item is no `.name` property: `panel.margin_left` is not
+MarginContainer's theme constant."""
+_GLOBAL_SCOPES = ("@GlobalScope", "@GDScript")
 
 
 def _roles_of(md: dict) -> tuple[str, ...] | None:
@@ -225,7 +229,7 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             seen.add(source)
             text = facts.lexed.text[m.start() : m.end()].strip()
             out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit, start=m.start(),
-                               receiver=receiver))
+                               receiver=type_label(receiver) if receiver else None))
             break
     return out
 
@@ -252,8 +256,8 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
         if "." not in source:
             continue  # whole classes go through the class rows of the converter tables
         owner, member = source.rsplit(".", 1)
-        if member in facts.declared or member in seen:
-            continue
+        if member in facts.declared or member in seen or member == owner:
+            continue  # `Vector2.Vector2` is a constructor: 4.x lists those apart, and the class row decides
         roles = _roles_of(md) or ()
         for m in re.finditer(rf"(?<![\w$%@]){re.escape(member)}\b", masked):
             role = "constant" if re.fullmatch(r"[A-Z][A-Z0-9_]+", member) else role_at(masked, m.end())
@@ -269,6 +273,16 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
                 continue  # the script declares this name itself
             elif role == "constant":
                 receiver = None
+            elif owner in _GLOBAL_SCOPES:
+                if any(api.lookup(V4, scope, member, _ROLE_KINDS.get(role)) for scope in _GLOBAL_SCOPES):
+                    continue
+                known = project.declared.get(chunk_file) if chunk_file else None
+                if known is not None and member in known:
+                    continue  # the script's own `parse_json()`
+                seen.add(member)
+                out.append(Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
+                                   _line_of(masked, m.start()), mapping=hit, start=m.start()))
+                break
             else:
                 receiver = facts.scope.own_class  # a bare call or property: the script's own class
             own_use = receiver is not None and receiver == facts.scope.own_class and (
@@ -289,7 +303,8 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
                 weak = True
             seen.add(member)
             out.append(Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
-                               _line_of(masked, m.start()), mapping=hit, start=m.start(), weak=weak, receiver=receiver))
+                               _line_of(masked, m.start()), mapping=hit, start=m.start(), weak=weak,
+                               receiver=type_label(receiver) if receiver else None))
             break
     return out
 
@@ -345,18 +360,27 @@ _CLASS_USE = re.compile(r"(?<![\w.$%@\"'])([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)
 
 
 def _member_type(api, classes: frozenset[str]):
-    """What `type.member` holds or returns, when the versions that define it agree; only class types
-    (a Variant, an int or an enum says nothing about members).
+    """What `type.member` holds or returns in each version; only class types (a Variant, an int or an
+    enum says nothing about members).
 
-    The code under judgment may be either version, so a type only one of two definitions gives would
-    decide the version by itself: `get_packet()` is a PoolByteArray in 3.4 and a PackedByteArray in
-    4.x, and a Godot 4 `get_packet().get_string_from_utf8()` must not become a use of PoolByteArray.
+    Where the versions disagree, the type is per version (`per_version_type`): `get_packet()` is a
+    PoolByteArray in 3.4 and a PackedByteArray in 4.x, so a Godot 4 `get_packet().get_string_from_utf8()`
+    is checked against PackedByteArray and never becomes a use of PoolByteArray. A side that returns
+    a Variant or an Object could hold anything: then nothing is known.
     """
     def member_type(owner: str, member: str) -> str | None:
-        types = {e.return_type for version in (V3, V4)
+        found = {version: e.return_type for version in (V3, V4)
                  if (e := api.lookup(version, owner, member, ("property", "method"))) is not None}
-        (only,) = types if len(types) == 1 else (None,)
-        return only if only in classes else None
+        types = set(found.values())
+        if not types:
+            return None
+        if len(types) == 1:  # the same in both, or defined by one version only
+            (only,) = types
+            return only if only in classes else None
+        if types & {"", "Variant", "Object"}:
+            return None
+        sides = [t if t in classes else "" for t in (found[V3], found[V4])]
+        return per_version_type(*sides) if any(sides) else None
     return member_type
 
 
@@ -376,9 +400,14 @@ def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None, uses:
     for m, receiver, member, role in uses:
         if api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)) is None or api.lookup(V3, receiver, member):
             continue
-        return [Finding("godot4", "api", f"{receiver}.{member}", member, _line_of(masked, m.start()),
-                        start=m.start(), receiver=receiver)]
+        return [Finding("godot4", "api", f"{type_in(V4, receiver)}.{member}", member, _line_of(masked, m.start()),
+                        start=m.start(), receiver=type_in(V4, receiver))]
     return []
+
+
+def _call_shape(entry, member: str) -> str:
+    """`intersect_ray(Vector2 from, Vector2 to, ...)`: the signature without its leading return type."""
+    return re.sub(r"^[^(]*?(?=\b" + re.escape(member) + r"\s*\()", "", entry.signature) if entry.signature else member
 
 
 def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: list[MemberUse]) -> list[Finding]:
@@ -400,12 +429,13 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
         n = _call_arg_count(masked, masked.index("(", m.end()))
         if n is None or not any(e.accepts(n) for e in old) or any(e.accepts(n) for e in new):
             continue
+        old_type, new_type = type_in(V3, receiver), type_in(V4, receiver)
         rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)),
-                          old=f"{receiver}.{old[0].signature or member}", new=f"{receiver}.{new[0].signature or member}",
-                          change_type="signature_change", cues=(member,), mapping_keys=(f"{receiver}.{member}",))
+                          old=f"{old_type}.{_call_shape(old[0], member)}", new=f"{new_type}.{_call_shape(new[0], member)}",
+                          change_type="signature_change", cues=(member,), mapping_keys=(f"{old_type}.{member}",))
         start = m.start() + masked[m.start():].index(member)
         out.append(Finding("godot3", "syntax", "call_form", facts.lexed.text[start : m.end()], _line_of(masked, start),
-                           rule, start=start, receiver=receiver))
+                           rule, start=start, receiver=old_type))
         break
     return out
 
@@ -443,9 +473,11 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         classes = api.class_names() if api is not None else frozenset()
         nodes = project.scene_nodes.get(chunk.source_file, {}) if project else {}
         facts.scope = scope_of(chunk.code_text, masked, lex(chunk.surrounding_context).masked,
-                               own_class=_own_class(chunk, project), node_types=nodes, classes=classes)
+                               own_class=_own_class(chunk, project), node_types=nodes, classes=classes,
+                               node_classes=api.shared_node_classes() if api is not None else frozenset())
         if api is not None:
             facts.scope.member_type = _member_type(api, classes)
+            infer_var_types(chunk.code_text, masked, facts.scope)
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
     for rule in rules:

@@ -34,12 +34,26 @@ class Scope:
     """Class names either version documents (a capitalized receiver is a class only if known)."""
     member_type: Callable[[str, str], str | None] | None = None
     """(type, member) -> the type a property holds or a method returns, from the API index: `a.b.c` chains."""
+    node_classes: frozenset[str] = frozenset()
+    """Node classes both versions document: a `$Button` no scene types is taken to be a Button."""
+
+    def node_type(self, path: str) -> str | None:
+        """A node path's type: the scene's, else the class its last name spells when both versions have it.
+
+        Nodes keep their type's name unless renamed, and a name that is a class in 3.4 and 4.x says
+        the same in either version; a 3.4-only name (`AnimatedSprite`) may be a converted Godot 4 node.
+        """
+        path = path.strip("/")
+        if path in self.node_types:
+            return self.node_types[path]
+        name = path.rsplit("/", 1)[-1]
+        return name if name in self.node_classes else None
 
 
 def scope_of(code: str, masked: str, context: str, *, own_class: str | None, node_types: dict[str, str],
-             classes: frozenset[str]) -> Scope:
+             classes: frozenset[str], node_classes: frozenset[str] = frozenset()) -> Scope:
     """Variable types declared in the chunk (and its surrounding context): typed, constructed, `$` nodes."""
-    scope = Scope(own_class=own_class, node_types=dict(node_types), classes=classes)
+    scope = Scope(own_class=own_class, node_types=dict(node_types), classes=classes, node_classes=node_classes)
     for text in (context, masked):
         for m in _VAR_TYPED.finditer(text):
             scope.var_types.setdefault(m.group(1), m.group(2))
@@ -51,9 +65,34 @@ def scope_of(code: str, masked: str, context: str, *, own_class: str | None, nod
     for m in _VAR_NODE.finditer(masked):  # `onready var label = $Label`: the node's type when the scene has it
         rest = code[m.end():]
         path = re.match(r"([\w/]+)", rest) if code[m.end() - 1] == "$" else re.match(r"([^\"]+)\"", rest)
-        if path and path.group(1) in scope.node_types:
-            scope.var_types.setdefault(m.group(1), scope.node_types[path.group(1)])
+        node = scope.node_type(path.group(1)) if path else None
+        if node:
+            scope.var_types.setdefault(m.group(1), node)
     return scope
+
+
+_VAR_INIT = re.compile(r"^[ \t]*(?:@?onready\s+)?var\s+([A-Za-z_]\w*)\s*:?=[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
+_CHAIN = re.compile(r"[A-Za-z_]\w*(?:\(\))?(?:\s*\.\s*[A-Za-z_]\w*(?:\(\))?)*")
+
+
+def infer_var_types(code: str, masked: str, scope: Scope) -> None:
+    """`var space = get_world_2d().direct_space_state`: an untyped variable takes its initializer's type.
+
+    Only a plain call/member chain counts (`a + b.c` says nothing), read in code order so a later
+    initializer can use an earlier variable; per-version types stay per version.
+    """
+    for m in _VAR_INIT.finditer(masked):
+        name, expr = m.group(1), m.group(2)
+        if name in scope.var_types:
+            continue
+        collapsed = expr
+        while (shorter := re.sub(r"\([^()]*\)", "()", collapsed)) != collapsed:
+            collapsed = shorter
+        if not _CHAIN.fullmatch(collapsed) or ("." not in collapsed and "(" not in collapsed):
+            continue
+        found = receiver_type(code, masked, m.end(2), scope)
+        if found:
+            scope.var_types[name] = found
 
 
 def _match_back(masked: str, j: int) -> int:
@@ -90,29 +129,27 @@ def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
         callee = re.sub(r"\s+", "", masked[s + 1 : e + 1])
         if callee == "get_node":
             m = re.match(r"\(\s*[\"']([^\"']+)[\"']", code[k:j + 1])
-            return scope.node_types.get(m.group(1).strip("/")) if m else None
+            return scope.node_type(m.group(1)) if m else None
         head, _, tail = callee.partition(".")
         if tail == "new" and head in scope.classes:
             return head
         if not tail and head in scope.classes:
             return head  # Vector2(...), a constructor
-        if scope.member_type is None or not callee or callee.startswith("."):
+        if scope.member_type is None or not callee:
             return None
         if not tail and s >= 0 and masked[s] != "." and scope.own_class:
             return scope.member_type(scope.own_class, head)  # get_tree(): a method of the script's class
-        if tail and "." not in tail:  # label.get_font(...): the method's return type on the receiver's type
-            dot_at = s + 1 + len(head)
-            while dot_at < len(masked) and masked[dot_at] != ".":
-                dot_at += 1
+        if "." in callee:  # label.get_font(...), get_viewport().get_texture(): the return type on the receiver's
+            dot_at = masked.rfind(".", s + 1, e + 1)
             owner = receiver_type(code, masked, dot_at, scope)
-            return scope.member_type(owner, tail) if owner else None
+            return scope.member_type(owner, masked[dot_at + 1 : e + 1].strip()) if owner else None
         return None
     if code[j].isalnum() or code[j] in "_/":
         s = j
         while s >= 0 and (code[s].isalnum() or code[s] in "_/"):
             s -= 1
         if s >= 0 and code[s] in "$%":
-            return scope.node_types.get(code[s + 1 : j + 1].strip("/"))
+            return scope.node_type(code[s + 1 : j + 1])
         name = masked[s + 1 : j + 1].strip()
         if s >= 0 and masked[s] == ".":  # a member of a member: `a.b` has the type of b on a's type
             if scope.member_type is None:

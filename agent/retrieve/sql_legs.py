@@ -22,14 +22,15 @@ _COLS = sql.SQL("v.table_name, v.id, v.title, v.content, v.metadata, NULL::boole
 # old test stands: a 4.x class-reference chunk names it.
 _KINDS = sql.SQL(
     "CASE v.metadata->'provenance'->>'kind' WHEN 'method' THEN ARRAY['method']"
-    " WHEN 'property' THEN ARRAY['property', 'theme-property'] WHEN 'signal' THEN ARRAY['signal']"
+    " WHEN 'property' THEN ARRAY['property'] WHEN 'signal' THEN ARRAY['signal']"
     " WHEN 'enum' THEN ARRAY['constant', 'enum'] WHEN 'constant' THEN ARRAY['constant', 'enum']"
     " WHEN 'class' THEN ARRAY['class'] WHEN 'builtin-type' THEN ARRAY['class'] ELSE NULL END")
 _SRC = sql.SQL("(v.metadata->>'source_api')")
 _DOCUMENTED = sql.SQL(
     "v.table_name, v.id, v.title, v.content, v.metadata, CASE WHEN EXISTS (SELECT 1 FROM godot_rag.api_index)"
     " THEN (strpos({src}, '.') > 0 AND EXISTS (SELECT 1 FROM godot_rag.api_index a WHERE a.version = '4.x'"
-    "   AND a.class_name = split_part({src}, '.', 1) AND a.member = split_part({src}, '.', 2)))"
+    "   AND a.class_name = split_part({src}, '.', 1) AND a.member = split_part({src}, '.', 2)"
+    "   AND ({kinds} IS NULL OR a.kind = ANY({kinds}))))"
     " OR (strpos({src}, '.') = 0 AND ({kinds} IS NULL OR {kinds} = ARRAY['class']) AND EXISTS (SELECT 1"
     "   FROM godot_rag.api_index a WHERE a.version = '4.x' AND a.class_name = {src} AND a.member = ''))"
     " OR (strpos({src}, '.') = 0 AND ({kinds} IS NULL OR {kinds} <> ARRAY['class']) AND EXISTS (SELECT 1"

@@ -1,0 +1,140 @@
+"""Receiver types the judge works out before it decides: per-version chains, initializers, node names,
+global functions. On a small index marked complete, with the real chunker and the real evidence judge.
+"""
+
+from __future__ import annotations
+
+from agent.apiindex import V3, V4, ApiEntry, ApiIndex, ClassEntry, per_version_type, type_in, type_label
+from agent.judge.base import JudgeInput
+from agent.judge.evidence import EvidenceJudge
+from agent.judge.facts import code_facts
+from agent.judge.project import build_project_context
+from agent.models import EvidenceBundle, RetrievalHit
+from agent.retrieve.query import split_trace
+from tests.retrieve.helpers import find_chunk, gd_chunks
+
+_BOTH = [("Object", ""), ("Node", "Object"), ("Node2D", "Node"), ("Control", "Node"), ("Button", "Control"),
+         ("World2D", "Object"), ("JSON", "Object"), ("@GlobalScope", ""), ("@GDScript", "")]
+
+
+def _index() -> ApiIndex:
+    entries, classes = [], []
+    for v in (V3, V4):
+        for cls, parent in _BOTH:
+            entries.append(ApiEntry(v, cls, "", "class"))
+            classes.append(ClassEntry(v, cls, parent))
+        entries.append(ApiEntry(v, "Node2D", "get_world_2d", "method", return_type="World2D"))
+        entries.append(ApiEntry(v, "Node", "get_parent", "method", return_type="Node"))
+        entries.append(ApiEntry(v, "@GlobalScope", "str", "method"))
+    entries += [
+        # the space state class was renamed, and its ray query takes one parameters object in 4.x
+        ApiEntry(V3, "World2D", "direct_space_state", "property", return_type="Physics2DDirectSpaceState"),
+        ApiEntry(V4, "World2D", "direct_space_state", "property", return_type="PhysicsDirectSpaceState2D"),
+        ApiEntry(V3, "Physics2DDirectSpaceState", "", "class"), ApiEntry(V4, "PhysicsDirectSpaceState2D", "", "class"),
+        ApiEntry(V3, "Physics2DDirectSpaceState", "intersect_ray", "method", arg_count=5, default_count=3,
+                 return_type="Dictionary", signature="Dictionary intersect_ray(from: Vector2, to: Vector2, ...)"),
+        ApiEntry(V4, "PhysicsDirectSpaceState2D", "intersect_ray", "method", arg_count=1, return_type="Dictionary",
+                 signature="Dictionary intersect_ray(parameters: PhysicsRayQueryParameters2D)"),
+        # JSON.parse returns a result object in 3.4 and an Error code in 4.x
+        ApiEntry(V3, "JSON", "parse", "method", arg_count=1, return_type="JSONParseResult"),
+        ApiEntry(V4, "JSON", "parse", "method", arg_count=2, default_count=1, return_type="Error"),
+        ApiEntry(V3, "JSONParseResult", "", "class"), ApiEntry(V3, "JSONParseResult", "result", "property"),
+        ApiEntry(V4, "JSON", "data", "property"),
+        ApiEntry(V3, "Button", "pressed", "property"), ApiEntry(V3, "Button", "pressed", "signal"),
+        ApiEntry(V4, "Button", "pressed", "signal"), ApiEntry(V4, "Button", "button_pressed", "property"),
+        ApiEntry(V4, "Node", "process_mode", "property"),
+        ApiEntry(V3, "Control", "margin_left", "property"),
+        ApiEntry(V4, "MarginContainer", "margin_left", "theme-property"),  # a theme item, no `.margin_left`
+        ApiEntry(V3, "@GDScript", "parse_json", "method", arg_count=1),
+    ]
+    classes += [ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
+                ClassEntry(V3, "JSONParseResult", "Object")]
+    return ApiIndex(entries, classes, complete_v4=True)
+
+
+def _derived(source: str, kind: str) -> RetrievalHit:
+    """An api_mapping candidate derived from the index (what only 3.4 documents), as retrieval returns it."""
+    owner = source.split(".")[0]
+    return RetrievalHit(table="api_mapping", record_id=f"derived:{source}", title=source, content=source, score=1.0,
+                        metadata={"source_api": source, "target_api": None, "change_type": "removed",
+                                  "status": "candidate", "documented_in_godot4": False,
+                                  "provenance": {"source": "api_index", "kind": kind, "classes": [owner]}})
+
+
+_HITS = [_derived("JSONParseResult.result", "property"), _derived("Button.pressed", "property"),
+         _derived("Control.margin_left", "property"), _derived("@GDScript.parse_json", "method")]
+
+
+def _facts(code: str, needle: str, files: dict[str, str] | None = None):
+    chunk = find_chunk(gd_chunks(code), needle)
+    project = build_project_context(files or {"player.gd": code}, _index())
+    bundle = EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=_HITS)
+    return chunk, project, code_facts(chunk, bundle, project), bundle
+
+
+def _godot3(code: str, needle: str, files: dict[str, str] | None = None) -> list[tuple[str, bool, str | None]]:
+    return [(f.name, f.weak, f.receiver) for f in _facts(code, needle, files)[2].godot3]
+
+
+def test_a_per_version_type_reads_each_versions_side():
+    pair = per_version_type("Physics2DDirectSpaceState", "PhysicsDirectSpaceState2D")
+    assert type_in(V3, pair) == "Physics2DDirectSpaceState" and type_in(V4, pair) == "PhysicsDirectSpaceState2D"
+    assert per_version_type("Node", "Node") == "Node" and type_label("|Error") == "Error"
+    index = _index()
+    assert index.has_class(V3, pair) and index.has_class(V4, pair)
+    assert index.lookup(V4, pair, "intersect_ray").arg_count == 1
+
+
+def test_a_renamed_return_class_still_types_the_chain_in_each_version():
+    """`space.intersect_ray(from, to, [self])`: the 3.4 signature takes it, the 4.x one does not."""
+    g3 = ("extends Node2D\n\nfunc ray():\n\tvar space = get_world_2d().direct_space_state\n"
+          "\treturn space.intersect_ray(position, position * 2, [self])\n")
+    chunk, project, facts, bundle = _facts(g3, "intersect_ray")
+    (finding,) = [f for f in facts.godot3 if f.name == "call_form"]
+    assert finding.receiver == "Physics2DDirectSpaceState"
+    inp = JudgeInput(prompt="is this Godot 4?", trace=split_trace(chunk, "p"), chunk=chunk, evidence=bundle,
+                     project=project)
+    inp.facts = facts
+    judgment = EvidenceJudge().decide(inp)
+    assert judgment.version_signal == "godot3"
+    (change,) = judgment.suggested_changes
+    assert "PhysicsDirectSpaceState2D.intersect_ray(parameters" in change.new  # no return type glued to the class
+    g4 = ("extends Node2D\n\nfunc ray(query):\n\tvar space = get_world_2d().direct_space_state\n"
+          "\treturn space.intersect_ray(query)\n")
+    assert not _godot3(g4, "intersect_ray")
+
+
+def test_an_untyped_variable_takes_its_initializers_type():
+    g3 = "extends Node\n\nfunc load_it(text):\n\tvar parsed = JSON.parse(text)\n\treturn parsed.result\n"
+    assert _godot3(g3, "parsed.result") == [("JSONParseResult.result", False, "JSONParseResult")]
+    mixed = "extends Node\n\nfunc load_it(text, other):\n\tvar parsed = other + JSON.parse(text)\n\treturn parsed.result\n"
+    assert [w for _, w, _ in _godot3(mixed, "parsed.result")] == [True]  # not a plain chain: receiver unknown
+
+
+def test_chained_calls_resolve_call_by_call():
+    code = "extends Node\n\nfunc f():\n\tget_parent().get_parent().process_mode = 0\n"
+    assert [f.name for f in _facts(code, "process_mode")[2].godot4] == ["Node.process_mode"]
+
+
+def test_a_node_named_after_a_class_both_versions_have_is_taken_as_that_class():
+    code = "extends Node\n\nfunc press():\n\t$Box/Button.pressed = true\n"
+    assert _godot3(code, "pressed") == [("Button.pressed", False, "Button")]
+    scene = ('[gd_scene format=2]\n\n[ext_resource path="res://player.gd" type="Script" id=1]\n\n'
+             '[node name="Main" type="Node"]\nscript = ExtResource( 1 )\n\n[node name="Box" type="Node" parent="."]\n\n'
+             '[node name="Button" type="Node2D" parent="Box"]\n')
+    assert not _godot3(code, "pressed", {"player.gd": code, "main.tscn": scene})  # the scene says otherwise
+    assert not _godot3("extends Node\n\nfunc press():\n\t$Box/Button.pressed.connect(f)\n", "pressed")  # the 4.x signal
+    assert [w for _, w, _ in _godot3("extends Node\n\nfunc press():\n\t$Thing.pressed = true\n", "pressed")] == [True]
+
+
+def test_a_theme_item_is_no_property_of_that_name():
+    """`panel.margin_left`: MarginContainer's 4.x theme constant of that name does not make it a 4.x property."""
+    code = "extends Node\n\nfunc f(panel):\n\tpanel.margin_left = 4\n"
+    assert _godot3(code, "margin_left") == [("Control.margin_left", True, None)]
+
+
+def test_a_global_function_only_3_4_documents():
+    code = "extends Node\n\nfunc f(text):\n\treturn parse_json(text)\n"
+    assert ("@GDScript.parse_json", False, None) in _godot3(code, "parse_json")
+    own = "extends Node\n\nfunc parse_json(text):\n\treturn text\n\n\nfunc f(text):\n\treturn parse_json(text)\n"
+    assert not [n for n, _, _ in _godot3(own, "return parse_json") if n == "@GDScript.parse_json"]
