@@ -259,6 +259,7 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
         if member in facts.declared or member in seen or member == owner:
             continue  # `Vector2.Vector2` is a constructor: 4.x lists those apart, and the class row decides
         roles = _roles_of(md) or ()
+        first_weak: Finding | None = None
         for m in re.finditer(rf"(?<![\w$%@]){re.escape(member)}\b", masked):
             role = "constant" if re.fullmatch(r"[A-Z][A-Z0-9_]+", member) else role_at(masked, m.end())
             if role not in roles:
@@ -279,9 +280,8 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
                 known = project.declared.get(chunk_file) if chunk_file else None
                 if known is not None and member in known:
                     continue  # the script's own `parse_json()`
-                seen.add(member)
-                out.append(Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
-                                   _line_of(masked, m.start()), mapping=hit, start=m.start()))
+                found = Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
+                                _line_of(masked, m.start()), mapping=hit, start=m.start())
                 break
             else:
                 receiver = facts.scope.own_class  # a bare call or property: the script's own class
@@ -301,11 +301,17 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
                 if api.defined_anywhere(V4, member, _ROLE_KINDS.get(role)):
                     continue
                 weak = True
+            found = Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
+                            _line_of(masked, m.start()), mapping=hit, start=m.start(), weak=weak,
+                            receiver=type_label(receiver) if receiver else None)
+            first_weak = first_weak or found
+            if not weak:
+                break  # a use on a known receiver decides; a weak one waits for a later, resolved use
+        else:
+            found = first_weak
+        if found is not None:
             seen.add(member)
-            out.append(Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
-                               _line_of(masked, m.start()), mapping=hit, start=m.start(), weak=weak,
-                               receiver=type_label(receiver) if receiver else None))
-            break
+            out.append(found)
     return out
 
 
@@ -472,11 +478,13 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         api = project.api if project else None
         classes = api.class_names() if api is not None else frozenset()
         nodes = project.scene_nodes.get(chunk.source_file, {}) if project else {}
-        facts.scope = scope_of(chunk.code_text, masked, lex(chunk.surrounding_context).masked,
+        context = lex(chunk.surrounding_context).masked
+        facts.scope = scope_of(chunk.code_text, masked, context,
                                own_class=_own_class(chunk, project), node_types=nodes, classes=classes,
                                node_classes=api.shared_node_classes() if api is not None else frozenset())
         if api is not None:
             facts.scope.member_type = _member_type(api, classes)
+            infer_var_types(chunk.surrounding_context, context, facts.scope)  # the script's member variables
             infer_var_types(chunk.code_text, masked, facts.scope)
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text

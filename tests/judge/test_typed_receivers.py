@@ -138,3 +138,13 @@ def test_a_global_function_only_3_4_documents():
     assert ("@GDScript.parse_json", False, None) in _godot3(code, "parse_json")
     own = "extends Node\n\nfunc parse_json(text):\n\treturn text\n\n\nfunc f(text):\n\treturn parse_json(text)\n"
     assert not [n for n, _, _ in _godot3(own, "return parse_json") if n == "@GDScript.parse_json"]
+
+
+def test_a_later_use_on_a_known_receiver_outweighs_an_earlier_unknown_one():
+    code = "func f(thing):\n\tthing.pressed = false\n\t$Button.pressed = true\n"
+    assert _godot3(code, "thing.pressed") == [("Button.pressed", False, "Button")]
+
+
+def test_a_member_variable_is_typed_by_its_initializer_for_every_function():
+    code = ("extends Node\n\nvar parsed = JSON.parse(\"[]\")\n\n\nfunc first():\n\treturn parsed.result\n")
+    assert _godot3(code, "parsed.result") == [("JSONParseResult.result", False, "JSONParseResult")]
