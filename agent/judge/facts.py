@@ -365,6 +365,10 @@ def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None) -> l
 _CLASS_USE = re.compile(r"(?<![\w.$%@\"'])([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)\b")
 
 
+_TYPED_ARRAY = re.compile(r"(?<=^Array)\[.*\]$")
+"""4.x's `Array[Node]` is 3.4's `Array`: the same class to look members up on."""
+
+
 def _member_type(api, classes: frozenset[str]):
     """What `type.member` holds or returns in each version; only class types (a Variant, an int or an
     enum says nothing about members).
@@ -375,7 +379,7 @@ def _member_type(api, classes: frozenset[str]):
     a Variant or an Object could hold anything: then nothing is known.
     """
     def member_type(owner: str, member: str) -> str | None:
-        found = {version: e.return_type for version in (V3, V4)
+        found = {version: _TYPED_ARRAY.sub("", e.return_type) for version in (V3, V4)
                  if (e := api.lookup(version, owner, member, ("property", "method"))) is not None}
         types = set(found.values())
         if not types:

@@ -72,6 +72,7 @@ def scope_of(code: str, masked: str, context: str, *, own_class: str | None, nod
 
 
 _VAR_INIT = re.compile(r"^[ \t]*(?:@?onready\s+)?var\s+([A-Za-z_]\w*)\s*:?=[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
+_IS_CLASS = re.compile(r"(?<![\w.])([a-z_]\w*)\s+is\s+([A-Z]\w*)\b")
 _CHAIN = re.compile(r"[A-Za-z_]\w*(?:\(\))?(?:\s*\.\s*[A-Za-z_]\w*(?:\(\))?)*")
 
 
@@ -79,7 +80,8 @@ def infer_var_types(code: str, masked: str, scope: Scope) -> None:
     """`var space = get_world_2d().direct_space_state`: an untyped variable takes its initializer's type.
 
     Only a plain call/member chain counts (`a + b.c` says nothing), read in code order so a later
-    initializer can use an earlier variable; per-version types stay per version.
+    initializer can use an earlier variable; per-version types stay per version. A variable the
+    code tests with `x is Class` (one class only) is taken to be that class.
     """
     for m in _VAR_INIT.finditer(masked):
         name, expr = m.group(1), m.group(2)
@@ -93,6 +95,13 @@ def infer_var_types(code: str, masked: str, scope: Scope) -> None:
         found = receiver_type(code, masked, m.end(2), scope)
         if found:
             scope.var_types[name] = found
+    narrowed: dict[str, set[str]] = {}
+    for m in _IS_CLASS.finditer(masked):
+        narrowed.setdefault(m.group(1), set()).add(m.group(2))
+    for name, types in narrowed.items():  # `if event is InputEventKey:` (one class only: an elif chain says less)
+        (only,) = types if len(types) == 1 else (None,)
+        if only in scope.classes:
+            scope.var_types[name] = only
 
 
 def _match_back(masked: str, j: int) -> int:

@@ -148,3 +148,30 @@ def test_a_later_use_on_a_known_receiver_outweighs_an_earlier_unknown_one():
 def test_a_member_variable_is_typed_by_its_initializer_for_every_function():
     code = ("extends Node\n\nvar parsed = JSON.parse(\"[]\")\n\n\nfunc first():\n\treturn parsed.result\n")
     assert _godot3(code, "parsed.result") == [("JSONParseResult.result", False, "JSONParseResult")]
+
+
+def test_an_is_test_narrows_a_variable_and_typed_arrays_are_arrays():
+    from agent.judge.lexer import lex
+    from agent.judge.receivers import infer_var_types, scope_of
+
+    code = "func _input(event):\n\tif event is InputEventKey and event.scancode == 1:\n\t\tpass\n"
+    masked = lex(code).masked
+    scope = scope_of(code, masked, "", own_class="Node", node_types={}, classes=frozenset({"InputEventKey"}))
+    infer_var_types(code, masked, scope)
+    assert scope.var_types["event"] == "InputEventKey"
+    chain = "func _input(event):\n\tif event is InputEventKey:\n\t\tpass\n\telif event is InputEventMouseButton:\n\t\tpass\n"
+    masked = lex(chain).masked
+    scope = scope_of(chain, masked, "", own_class="Node", node_types={},
+                     classes=frozenset({"InputEventKey", "InputEventMouseButton"}))
+    infer_var_types(chain, masked, scope)
+    assert "event" not in scope.var_types
+
+
+def test_a_typed_4x_array_is_the_array_class():
+    from agent.judge.facts import _member_type
+
+    index = ApiIndex([*(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in ("Node", "Array")),
+                      ApiEntry(V3, "Node", "get_children", "method", return_type="Array"),
+                      ApiEntry(V4, "Node", "get_children", "method", return_type="Array[Node]")], [],
+                     complete_v4=True)
+    assert _member_type(index, index.class_names())("Node", "get_children") == "Array"
