@@ -275,7 +275,7 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             elif role == "constant":
                 receiver = None
             elif owner in _GLOBAL_SCOPES:
-                if any(api.lookup(V4, scope, member, _ROLE_KINDS.get(role)) for scope in _GLOBAL_SCOPES):
+                if any(api.lookup(V4, g, member, _ROLE_KINDS.get(role)) for g in _GLOBAL_SCOPES):
                     continue
                 known = project.declared.get(chunk_file) if chunk_file else None
                 if known is not None and member in known:
@@ -313,6 +313,46 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             seen.add(member)
             out.append(found)
     return out
+
+
+_FUNC_HEAD = re.compile(r"^[ \t]*(?:static\s+)?func\s+([A-Za-z_]\w*)\s*\(", re.M)
+_VIRTUAL = re.compile(r"\)[\w\s]*\bvirtual\b[\w\s]*$")
+
+
+def _override_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None,
+                       chunk_file: str = "") -> tuple[list[Finding], list[Finding]]:
+    """Overrides of engine callbacks one version has: (Godot 3 findings, Godot 4 cues).
+
+    `func get_drag_data(position)` in a Control script overrides a callback only 3.4 declares; the
+    engine calls virtual methods by name, so in 4.x (which calls `_get_drag_data`) it silently stops
+    running. `func _get_drag_data(at_position)` is the 4.x override, a Godot 4 cue. Only the script's
+    resolved class counts, only when 4.x documents that class (absence is then proof), and a script
+    that also declares the 4.x callback keeps its old name as a helper of its own.
+    """
+    api = project.api if project else None
+    own = facts.scope.own_class if facts.scope else None
+    if api is None or own is None or not api.complete_v4 or not (api.has_class(V3, own) and api.has_class(V4, own)):
+        return [], []
+    known = project.declared.get(chunk_file) or set() if chunk_file else set()
+    old_only: list[Finding] = []
+    new_only: list[Finding] = []
+    masked = facts.lexed.masked
+    for m in _FUNC_HEAD.finditer(masked):
+        name, line = m.group(1), _line_of(masked, m.start(1))
+        old = api.lookup(V3, own, name, ("method",))
+        new = api.lookup(V4, own, name, ("method",))
+        if new is not None and old is None and _VIRTUAL.search(new.signature):
+            new_only.append(Finding("godot4", "api", f"{new.class_name}.{name} (4.x callback)", name, line,
+                                    start=m.start(1), receiver=own))
+        if old is None or new is not None or not _VIRTUAL.search(old.signature):
+            continue
+        source = f"{old.class_name}.{name}"
+        hit = next((h for h in evidence.api_mapping_evidence if h.metadata.get("source_api") == source
+                    and h.metadata.get("status") != "rejected"), None)
+        target = str(hit.metadata.get("target_api") or "").rsplit(".", 1)[-1] if hit else ""
+        if hit is not None and target not in known:
+            old_only.append(Finding("godot3", "api", source, name, line, mapping=hit, start=m.start(1), receiver=own))
+    return old_only, new_only
 
 
 _MEMBER_USE = re.compile(r"\.\s*([A-Za-z_]\w*)\b")
@@ -511,6 +551,9 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         covered = {(f.name.rsplit(".", 1)[-1], f.line) for f in facts.godot3_api}
         facts.godot3.extend(f for f in _derived_findings(facts, evidence, project, chunk.source_file)
                             if (f.name.rsplit(".", 1)[-1], f.line) not in covered)  # a stated rename says more
+        old_overrides, new_overrides = _override_findings(facts, evidence, project, chunk.source_file)
+        facts.godot3.extend(old_overrides)
+        facts.godot4.extend(new_overrides)
         uses = _resolved_member_uses(facts, project)
         if not facts.godot3_syntax:  # a stated syntax change says more than an argument count
             facts.godot3.extend(_call_form_findings(facts, project, uses))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +57,30 @@ def _res(path: str) -> str:
     return path.removeprefix("res://")
 
 
-def _scenes(path: str, text: str, out: dict[str, dict[str, str]]) -> None:
+def res_resolver(paths: Iterable[str]) -> Callable[[str, str], str]:
+    """(`res://` path, the file that names it) -> the project file it means.
+
+    `res://` is the folder of the project's `project.godot`, and an upload or a repository often
+    holds the project one folder down (`game/project.godot`): a path is read from the root of the
+    project that contains the naming file, else it is the one file whose path ends with it.
+    """
+    files = set(paths)
+    roots = sorted((p.rpartition("/")[0] for p in files if p.rpartition("/")[2] == "project.godot"),
+                   key=len, reverse=True)
+
+    def resolve(res_path: str, from_path: str) -> str:
+        rel = _res(res_path).lstrip("/")
+        for root in roots:
+            if not root or from_path.startswith(f"{root}/"):
+                return f"{root}/{rel}" if root else rel
+        if rel in files:
+            return rel
+        ends = [p for p in files if p.endswith(f"/{rel}")]
+        return ends[0] if len(ends) == 1 else rel
+    return resolve
+
+
+def _scenes(path: str, text: str, out: dict[str, dict[str, str]], resolve: Callable[[str, str], str]) -> None:
     ext: dict[str, str] = {}
     nodes: list[tuple[str, str, str]] = []  # (path from root, type, script)
     sections = list(_SECTION.finditer(text))
@@ -65,7 +88,7 @@ def _scenes(path: str, text: str, out: dict[str, dict[str, str]]) -> None:
         attrs = {k: _unquote(v) for k, v in _ATTR.findall(m.group(2))}
         body = text[m.end() : sections[i + 1].start() if i + 1 < len(sections) else len(text)]
         if m.group(1) == "ext_resource" and attrs.get("type") == "Script" and "id" in attrs:
-            ext[attrs["id"]] = _res(attrs.get("path", ""))
+            ext[attrs["id"]] = resolve(attrs.get("path", ""), path)
         elif m.group(1) == "node" and "name" in attrs:
             parent = attrs.get("parent")
             node_path = "" if parent is None else (attrs["name"] if parent == "." else f"{parent}/{attrs['name']}")
@@ -84,6 +107,7 @@ def _scenes(path: str, text: str, out: dict[str, dict[str, str]]) -> None:
 def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None) -> ProjectContext:
     """Extends chains and scene node types of a project (path -> text of its included files)."""
     ctx = ProjectContext(api=api)
+    resolve = res_resolver(files)
     raw_extends: dict[str, str] = {}
     class_names: dict[str, str] = {}
     for path, text in files.items():
@@ -97,7 +121,7 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
                 if cn.group(2):
                     raw_extends.setdefault(path, cn.group(2))
         elif path.endswith((".tscn", ".tres")) and text:
-            _scenes(path, text, ctx.scene_nodes)
+            _scenes(path, text, ctx.scene_nodes, resolve)
 
     own = {p: set(_DECLARES.findall(t or "")) for p, t in files.items() if p.endswith(".gd")}
 
@@ -106,7 +130,7 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
         while cur in raw_extends and cur not in chain and len(chain) < 16:
             chain.append(cur)
             base = raw_extends[cur]
-            cur = _res(base.strip("\"'")) if base[:1] in "\"'" else class_names.get(base, "")
+            cur = resolve(base.strip("\"'"), cur) if base[:1] in "\"'" else class_names.get(base, "")
         return chain + ([cur] if cur in own and cur not in chain else [])
 
     for path in own:
@@ -118,7 +142,7 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
             return None
         seen.add(path)
         if base[:1] in "\"'":
-            return engine_base(_res(base.strip("\"'")), seen)
+            return engine_base(resolve(base.strip("\"'"), path), seen)
         if base in class_names:
             return engine_base(class_names[base], seen)
         return base

@@ -116,3 +116,15 @@ def test_index_walks_each_versions_chain():
     assert index.defined_anywhere(V3, "translation", ["property"])
     assert not index.complete_v4  # a handful of classes is a subset: absence proves nothing
     assert ApiIndex([], [], complete_v4=True).complete_v4
+
+
+def test_res_paths_resolve_from_the_projects_own_folder():
+    """An upload or a repository often holds the project one folder down (`game/project.godot`)."""
+    files = {"game/project.godot": "config_version=4\n", "game/src/actor.gd": "extends KinematicBody2D\n",
+             "game/src/player.gd": 'extends "res://src/actor.gd"\n', "game/player.tscn": G3_TSCN.replace(
+                 "res://player.gd", "res://src/player.gd"), "other/base.gd": "extends Node2D\n",
+             "other/enemy.gd": 'extends "res://base.gd"\n'}
+    ctx = build_project_context(files)
+    assert ctx.script_class("game/src/player.gd") == "KinematicBody2D"
+    assert ctx.node_type("game/src/player.gd", "Sprite") == "Sprite"
+    assert ctx.script_class("other/enemy.gd") == "Node2D"  # no project.godot: the one file ending with the path

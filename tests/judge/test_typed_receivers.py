@@ -46,23 +46,31 @@ def _index() -> ApiIndex:
         ApiEntry(V3, "Control", "margin_left", "property"),
         ApiEntry(V4, "MarginContainer", "margin_left", "theme-property"),  # a theme item, no `.margin_left`
         ApiEntry(V3, "@GDScript", "parse_json", "method", arg_count=1),
+        # drag and drop callbacks: renamed with a leading underscore in 4.x
+        ApiEntry(V3, "Control", "get_drag_data", "method", arg_count=1,
+                 signature="Variant get_drag_data(position: Vector2) virtual"),
+        ApiEntry(V4, "Control", "_get_drag_data", "method", arg_count=1,
+                 signature="Variant _get_drag_data(at_position: Vector2) virtual const"),
+        ApiEntry(V3, "Control", "get_minimum_size", "method", signature="Vector2 get_minimum_size() const"),
     ]
     classes += [ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
                 ClassEntry(V3, "JSONParseResult", "Object")]
     return ApiIndex(entries, classes, complete_v4=True)
 
 
-def _derived(source: str, kind: str) -> RetrievalHit:
+def _derived(source: str, kind: str, target: str | None = None) -> RetrievalHit:
     """An api_mapping candidate derived from the index (what only 3.4 documents), as retrieval returns it."""
     owner = source.split(".")[0]
     return RetrievalHit(table="api_mapping", record_id=f"derived:{source}", title=source, content=source, score=1.0,
-                        metadata={"source_api": source, "target_api": None, "change_type": "removed",
+                        metadata={"source_api": source, "target_api": target, "change_type": "rename" if target else "removed",
                                   "status": "candidate", "documented_in_godot4": False,
                                   "provenance": {"source": "api_index", "kind": kind, "classes": [owner]}})
 
 
 _HITS = [_derived("JSONParseResult.result", "property"), _derived("Button.pressed", "property"),
-         _derived("Control.margin_left", "property"), _derived("@GDScript.parse_json", "method")]
+         _derived("Control.margin_left", "property"), _derived("@GDScript.parse_json", "method"),
+         _derived("Control.get_drag_data", "method", "Control._get_drag_data"),
+         _derived("Control.get_minimum_size", "method")]
 
 
 def _facts(code: str, needle: str, files: dict[str, str] | None = None):
@@ -175,3 +183,16 @@ def test_a_typed_4x_array_is_the_array_class():
                       ApiEntry(V4, "Node", "get_children", "method", return_type="Array[Node]")], [],
                      complete_v4=True)
     assert _member_type(index, index.class_names())("Node", "get_children") == "Array"
+
+
+def test_an_override_of_a_callback_only_one_version_has():
+    """`func get_drag_data(position)` in a Control script stops being called in 4.x; `_get_drag_data` is 4.x's."""
+    g3 = "extends Control\n\nfunc get_drag_data(position):\n\treturn 1\n"
+    assert _godot3(g3, "get_drag_data") == [("Control.get_drag_data", False, "Control")]
+    g4 = "extends Control\n\nfunc _get_drag_data(at_position):\n\treturn 1\n"
+    facts = _facts(g4, "_get_drag_data")[2]
+    assert not facts.godot3 and [f.name for f in facts.godot4] == ["Control._get_drag_data (4.x callback)"]
+    both = g4 + "\n\nfunc get_drag_data(p):\n\treturn 2\n"  # the 4.x callback is there: the old name is a helper
+    assert not _godot3(both, "func get_drag_data")
+    assert not _godot3("extends Control\n\nfunc get_minimum_size():\n\treturn 1\n", "get_minimum_size")  # not virtual
+    assert not _godot3("extends Node\n\nfunc get_drag_data(position):\n\treturn 1\n", "get_drag_data")
