@@ -20,7 +20,8 @@ from agent.apiindex import ApiIndex
 
 _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
 _CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
-_SECTION = re.compile(r"^\[(\w+)([^\]]*)\]\s*$", re.M)
+_SECTION = re.compile(r"^\[(\w+)((?:[^\[\]]|\[[^\[\]]*\])*)\]\s*$", re.M)
+"""A `[node ...]` header; its `groups=[...]` may span lines."""
 _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')
 _INNER_CLASS = re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M)
 _DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum)\s+([A-Za-z_]\w*)", re.M)
@@ -62,7 +63,8 @@ def res_resolver(paths: Iterable[str]) -> Callable[[str, str], str]:
 
     `res://` is the folder of the project's `project.godot`, and an upload or a repository often
     holds the project one folder down (`game/project.godot`): a path is read from the root of the
-    project that contains the naming file, else it is the one file whose path ends with it.
+    project that contains the naming file. Without a `project.godot`, the root is the deepest folder
+    above the naming file that holds the path, else the path is the one file that ends with it.
     """
     files = set(paths)
     roots = sorted((p.rpartition("/")[0] for p in files if p.rpartition("/")[2] == "project.godot"),
@@ -73,6 +75,11 @@ def res_resolver(paths: Iterable[str]) -> Callable[[str, str], str]:
         for root in roots:
             if not root or from_path.startswith(f"{root}/"):
                 return f"{root}/{rel}" if root else rel
+        folder = from_path.rpartition("/")[0]
+        while folder:
+            if f"{folder}/{rel}" in files:
+                return f"{folder}/{rel}"
+            folder = folder.rpartition("/")[0]
         if rel in files:
             return rel
         ends = [p for p in files if p.endswith(f"/{rel}")]

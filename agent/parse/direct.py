@@ -20,6 +20,9 @@ from agent.parse.text import Lines, is_code_line, sha256_text
 
 _TOKEN = re.compile(r'\\.|"|[\[\]{}()]')
 _HEADER = re.compile(r"^\[([A-Za-z_][\w.]*)(.*)\]\s*$")
+_HEADER_OPEN = re.compile(r"^\[([A-Za-z_][\w.]*)\s.*\[\s*$")
+"""A header whose last attribute opens a list on the next lines (`groups=[`)."""
+_HEADER_ROWS = 200
 _ATTR = re.compile(r'(\w+)\s*=\s*("(?:\\.|[^"\\])*"|[^\s\]]+)')
 _KEY = re.compile(r"^([A-Za-z_][\w/.:-]*)\s*=")
 _RES_REF = re.compile(r"(?:res|user|uid)://[^\s\"')\]]*")
@@ -35,15 +38,44 @@ _TAG_KIND = {
 }
 
 
+def _header_end(rows: list[str], first: int) -> int | None:
+    """The row where a header opened at `first` closes (`[node ... groups=[` spans lines), or None."""
+    depth, in_string = 0, False
+    for i in range(first, min(len(rows), first + _HEADER_ROWS)):
+        for tok in _TOKEN.finditer(rows[i]):
+            s = tok.group(0)
+            if s == '"':
+                in_string = not in_string
+            elif in_string or s.startswith("\\") or s not in "[]":
+                continue
+            elif s == "[":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    return i if not rows[i][tok.end():].strip() else None
+    return None
+
+
 def _blocks(lines: Lines) -> list[tuple[int, int, str | None, str]]:
     """(first_row, last_row, tag, header_rest) for the preamble (tag None) and each block; rows 0-based."""
     depth, in_string = 0, False
     starts: list[tuple[int, str | None, str]] = [(0, None, "")]
+    skip_to = -1
     for i, line in enumerate(lines.lines):
+        if i <= skip_to:
+            continue
         if depth == 0 and not in_string:
             m = _HEADER.match(line)
             if m:
                 starts.append((i, m.group(1), m.group(2)))
+                continue
+            m = _HEADER_OPEN.match(line)
+            end = _header_end(lines.lines, i) if m else None
+            if m and end is not None:
+                whole = "\n".join(lines.lines[i : end + 1]).rstrip()
+                starts.append((i, m.group(1), whole[1 + len(m.group(1)) : -1]))
+                skip_to = end
                 continue
         for tok in _TOKEN.finditer(line):
             s = tok.group(0)

@@ -123,8 +123,10 @@ def test_res_paths_resolve_from_the_projects_own_folder():
     files = {"game/project.godot": "config_version=4\n", "game/src/actor.gd": "extends KinematicBody2D\n",
              "game/src/player.gd": 'extends "res://src/actor.gd"\n', "game/player.tscn": G3_TSCN.replace(
                  "res://player.gd", "res://src/player.gd"), "other/base.gd": "extends Node2D\n",
-             "other/enemy.gd": 'extends "res://base.gd"\n'}
+             "other/enemy.gd": 'extends "res://base.gd"\n', "demo/b/base.gd": "extends Node3D\n",
+             "demo/b/deep/enemy.gd": 'extends "res://base.gd"\n'}
     ctx = build_project_context(files)
     assert ctx.script_class("game/src/player.gd") == "KinematicBody2D"
     assert ctx.node_type("game/src/player.gd", "Sprite") == "Sprite"
-    assert ctx.script_class("other/enemy.gd") == "Node2D"  # no project.godot: the one file ending with the path
+    assert ctx.script_class("other/enemy.gd") == "Node2D"  # no project.godot: the nearest folder above that has it
+    assert ctx.script_class("demo/b/deep/enemy.gd") == "Node3D"

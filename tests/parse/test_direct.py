@@ -123,3 +123,17 @@ def test_same_file_under_another_prompt_is_not_parsed_again(base_settings, monke
     second = intake_snippet(text, prompt="explain it", settings=base_settings)
     chunks = chunk_project(second.expansion, project_id=second.request.project_id)
     assert chunks[-1].name == "prompt_cache_probe"
+
+
+def test_tscn_node_header_with_groups_over_several_lines():
+    """Godot 3 writes `groups=[` and one group per line: the node is still a block of its own."""
+    text = ('[gd_scene load_steps=2 format=2]\n\n[ext_resource path="res://Mob.gd" type="Script" id=1]\n\n'
+            '[sub_resource type="CapsuleShape2D" id=2]\nradius = 35.0\n\n'
+            '[node name="Mob" type="RigidBody2D" groups=[\n"mobs",\n]]\nscript = ExtResource( 1 )\n\n'
+            '[node name="AnimatedSprite" type="AnimatedSprite" parent="."]\n')
+    chunks = chunk_file(source("Mob.tscn", text))
+    assert [(c.chunk_kind, c.name) for c in chunks][-2:] == [("node", "Mob"), ("node", "AnimatedSprite")]
+    mob = chunks[-2]
+    assert (mob.span.start_line, mob.span.end_line) == (8, 11) and "RigidBody2D" in mob.symbol_candidates
+    assert chunks[-3].span.end_line == 6  # the shape before it ends where it did
+    assert_coverage(text, chunks)
