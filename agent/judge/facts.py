@@ -503,7 +503,7 @@ def _first_match(rule: SyntaxRule, scan: str) -> re.Match[str] | None:
     if rule.name != "super_dot_call":
         return rule.pattern.search(scan)
     for m in rule.pattern.finditer(scan):
-        dot = scan.index(".", m.start())
+        dot = scan.rindex(".", m.start(), m.end())  # the parent call's own dot, not one in `a.b = .f()`
         if not is_continuation(scan, dot):
             return m
     return None
@@ -535,10 +535,13 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
     for rule in rules:
         m = _first_match(rule, scan) if gd else rule.pattern.search(scan)
         if m:
-            text = chunk.code_text[m.start() : m.end()].strip()
-            lead = len(scan[m.start() : m.end()]) - len(scan[m.start() : m.end()].lstrip())
-            finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, m.start() + lead), rule,
-                              start=m.start() + lead)
+            begin = m.start()
+            if rule.name == "super_dot_call":  # `return .f(x)`: the change is the call, not the statement
+                begin = scan.rindex(".", m.start(), m.end())
+            text = chunk.code_text[begin : m.end()].strip()
+            lead = len(scan[begin : m.end()]) - len(scan[begin : m.end()].lstrip())
+            finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, begin + lead), rule,
+                              start=begin + lead)
             (facts.godot3 if rule.version == "godot3" else facts.godot4).append(finding)
     if gd:
         for prefix, content, start in lexed.strings:

@@ -56,15 +56,15 @@ def _rewrite_lines(code: str, *, with_setget: bool = False) -> str:
     code = _sub_in_code(code, re.compile(r"^(\s*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
     code = _sub_in_code(code, re.compile(r"^(\s*)tool\s*$", re.M), lambda m, o: f"{m.group(1)}@tool")
     # yield(obj, "signal") -> await obj.signal ; the signal name sits in the (masked) string
-    code = _sub_in_code(code, re.compile(r"\byield\s*\(\s*([^,\n]+?)\s*,\s*\"(\w+)\"\s*\)"),
-                        lambda m, o: f"await {m.group(1)}.{m.group(2)}", keep_strings=True)
+    code = _sub_in_code(code, re.compile(r"\byield\s*\(\s*([^,\n]+?)\s*,\s*([\"'])(\w+)\2\s*\)"),
+                        lambda m, o: f"await {m.group(1)}.{m.group(3)}", keep_strings=True)
     code = _rewrite_move_and_slide(code)
     # obj.connect("sig", target, "method") -> obj.sig.connect(target.method)
     def _connect(m: re.Match[str], orig: str) -> str:
-        obj, sig, target, method = m.group(1) or "", m.group(2), m.group(3), m.group(4)
+        obj, sig, target, method = m.group(1) or "", m.group(3), m.group(4), m.group(6)
         callee = method if target == "self" else f"{target}.{method}"
         return f"{obj}{sig}.connect({callee})"
-    code = _sub_in_code(code, re.compile(r"((?:[\w$]+\s*\.\s*)*)connect\(\s*\"(\w+)\"\s*,\s*([\w.]+)\s*,\s*\"(\w+)\"\s*\)"),
+    code = _sub_in_code(code, re.compile(r"((?:[\w$]+\s*\.\s*)*)connect\(\s*([\"'])(\w+)\2\s*,\s*([\w.]+)\s*,\s*([\"'])(\w+)\5\s*\)"),
                         _connect, keep_strings=True)
     code = _rewrite_thread_start(code)
     code = _rewrite_file_new(code)
@@ -151,9 +151,9 @@ def _rewrite_move_and_slide(code: str) -> str:
 def _rewrite_thread_start(code: str) -> str:
     """`t.start(self, "f"[, data])` -> `t.start(f)` / `t.start(f.bind(data))`."""
     def build(m, args, orig):
-        if len(args) not in (2, 3) or args[0] != "self" or not re.fullmatch(r'"\w+"', args[1]):
+        if len(args) not in (2, 3) or args[0] != "self" or not re.fullmatch(r'"\w+"|\'\w+\'', args[1]):
             return None
-        fn = args[1].strip('"')
+        fn = args[1].strip("\"'")
         return f"{m.group(1)}start({fn}.bind({args[2]}))" if len(args) == 3 else f"{m.group(1)}start({fn})"
     return _rewrite_calls(code, re.compile(r"(\.\s*)start\s*\("), build)
 

@@ -185,3 +185,22 @@ def test_the_validator_rejects_an_api_only_3_4_defines(retriever, api):
                                                                      change_type="rename", evidence_id="")])
     failures = recommendation_failures(bad, inp, code_facts(inp.chunk, inp.evidence, inp.project))
     assert any("'Camera', which only the Godot 3.4 reference defines" in f for f in failures), failures
+
+
+@pytest.mark.parametrize("code, needle, new", [
+    ("func _ready():\n\t$Anim.connect('animation_finished', self, '_on_done')\n", "connect(", "animation_finished.connect"),
+    ("func handle_input(host, event):\n\treturn .handle_input(host, event)\n", ".handle_input", "super"),
+    ("func f():\n\tvar x := .compute(1)\n\treturn x\n", ".compute", "super"),
+    ("func t():\n\tvar th = Thread.new()\n\tth.start(self, '_work')\n", "start(self", "th.start(_work)"),
+])
+async def test_godot3_forms_with_single_quotes_and_parent_calls_in_expressions(retriever, evidence_judge, code, needle,
+                                                                                new):
+    _, out = await _judge(retriever, evidence_judge, code, needle=needle)
+    j = out.judgment
+    assert j.version_signal == "godot3", (j.rationale, out.validation_failures)
+    assert any(new in (c.new or "") for c in j.suggested_changes) or new in (j.suggested_code or ""), j
+
+
+async def test_a_float_after_an_operator_is_no_parent_call(retriever, evidence_judge):
+    _, out = await _judge(retriever, evidence_judge, "func f(a):\n\tvar half = .5\n\treturn a == .5\n")
+    assert out.judgment.version_signal != "godot3", out.judgment.rationale
