@@ -216,7 +216,7 @@ class EvidenceJudge:
                 fragment, old = f"{old}\n{companion}", f"{old}; {companion}"
         new = rewrite_fragment(fragment) if is_gdscript(inp.chunk) else None
         if rule.name == "super_dot_call" and f.start >= 0:  # `return .f(x)`: the call is the change
-            call = expression_at(text, text.index(".", f.start) + 1)
+            call = expression_at(text, f.start + 1)  # the finding starts at the parent call's dot
             old, new = f".{call}", f"super.{call}"
         new = new or rule.new or None
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)

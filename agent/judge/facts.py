@@ -498,14 +498,19 @@ def _own_class(chunk: Chunk, project: ProjectContext | None) -> str | None:
     return m.group(1) if m else None
 
 
-def _first_match(rule: SyntaxRule, scan: str) -> re.Match[str] | None:
-    """The rule's first match; a `.method()` line counts only when it is not an expression's continuation."""
+def _first_match(rule: SyntaxRule, scan: str) -> tuple[re.Match[str], int] | None:
+    """The rule's first match and where its change begins.
+
+    A `.method()` line counts only when it is not an expression's continuation, and its change begins at
+    the parent call's own dot (`return .f(x)`: the call is the change, not the statement).
+    """
     if rule.name != "super_dot_call":
-        return rule.pattern.search(scan)
+        m = rule.pattern.search(scan)
+        return (m, m.start()) if m else None
     for m in rule.pattern.finditer(scan):
         dot = scan.rindex(".", m.start(), m.end())  # the parent call's own dot, not one in `a.b = .f()`
         if not is_continuation(scan, dot):
-            return m
+            return m, dot
     return None
 
 
@@ -533,11 +538,9 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
     for rule in rules:
-        m = _first_match(rule, scan) if gd else rule.pattern.search(scan)
-        if m:
-            begin = m.start()
-            if rule.name == "super_dot_call":  # `return .f(x)`: the change is the call, not the statement
-                begin = scan.rindex(".", m.start(), m.end())
+        match = _first_match(rule, scan)
+        if match:
+            m, begin = match
             text = chunk.code_text[begin : m.end()].strip()
             lead = len(scan[begin : m.end()]) - len(scan[begin : m.end()].lstrip())
             finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, begin + lead), rule,
