@@ -3,8 +3,8 @@
 Builds its own database (cloned from the test KB template when one exists, else a fresh
 ingest of the test page subset) and drops it at the end. With the evidence judge, in one
 run and alternating so both share the machine's noise: chunks/s with per-chunk query
-embedding (a window of 1 chunk per pass) against batched embedding (one model call per
-window of `--windows` chunks), and where the wall time goes: the embedding model, the
+embedding (a window of 1 chunk per pass) against windowed embedding (one embedding pass per
+window of `--windows` chunks; each query still runs alone in the model), and where the wall time goes: the embedding model, the
 retrieval SQL, the score-DB SQL, the checkpointer, and everything else (parser, judge,
 validator, graph). Then p50/p95 of retrieval and of the whole chunk (claim -> stored), and
 the checkpointer's overhead against the same graph compiled without one. Last, the LLM

@@ -1,8 +1,8 @@
 """One chunk's whole trip: claim -> retrieve once -> judge -> validate once -> store.
 
 `analyze_window` is what the graph's `analyze` node runs once per pass: it claims the next
-pending chunks of the run (processing, attempts + 1), embeds their queries in one call to the
-model (length-sorted batches: much cheaper per query than a call per chunk on a CPU), and takes
+pending chunks of the run (processing, attempts + 1), embeds their queries in one pass off the
+event loop (each query alone, so a chunk's evidence never depends on its window), and takes
 each chunk through `analyze_chunk`. Once `store_result` commits, the chunk is done for good: a later
 pass, a re-executed step or a resume never judges it again. A chunk whose retrieval or judge
 raises is marked failed with the reason, and the run goes on.

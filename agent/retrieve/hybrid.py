@@ -154,7 +154,7 @@ class Retriever:
     def retrieve(self, query: RetrieverQuery, *, vector=None) -> EvidenceBundle:
         """Search all three tables for one chunk's query and fuse the legs.
 
-        `vector` (optional) is the query embedding when the caller batched it (`retrieve_many`).
+        `vector` (optional) is the query embedding when the caller embedded a window first (`retrieve_many`).
         """
         t0 = time.perf_counter()
         if vector is None:
@@ -172,11 +172,11 @@ class Retriever:
         return bundle
 
     def embed_queries(self, queries: list[RetrieverQuery]):
-        """The vectors `retrieve` would embed for these queries, in one batched model call."""
+        """The vectors `retrieve` would embed for these queries, each query alone (`Embedder.embed_queries`)."""
         return self.embedder.embed_queries([_embed_text(q) for q in queries])
 
     def retrieve_many(self, queries: list[RetrieverQuery]) -> list[EvidenceBundle]:
-        """Same as `retrieve` per query, with one batched embedding call (much cheaper per query on CPU)."""
+        """Same as `retrieve` per query, with the window's vectors embedded first in one pass."""
         return [self.retrieve(q, vector=v) for q, v in zip(queries, self.embed_queries(queries))]
 
     def _fuse(self, query: RetrieverQuery, rows: list[dict], terms: list[str],
