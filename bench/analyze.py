@@ -4,15 +4,15 @@ Builds its own database (cloned from the test KB template when one exists, else 
 ingest of the test page subset) and drops it at the end. With the evidence judge, in one
 run and alternating so both share the machine's noise: chunks/s with per-chunk query
 embedding (a window of 1 chunk per pass) against windowed embedding (one embedding pass per
-window of `--windows` chunks; each query still runs alone in the model), and where the wall time goes: the embedding model, the
-retrieval SQL, the score-DB SQL, the checkpointer, and everything else (parser, judge,
-validator, graph). Then p50/p95 of retrieval and of the whole chunk (claim -> stored), and
-the checkpointer's overhead against the same graph compiled without one. Last, the LLM
-judge against the local stub server (200 ms per call) at concurrency 1, 2, 4, 8.
+window of `--windows` chunks; each query still runs alone in the model), and where the wall
+time goes: the embedding model, the retrieval SQL, the score-DB SQL, the checkpointer, and
+everything else (parser, judge, validator, graph). Then p50/p95 of retrieval and of the whole
+chunk (claim -> stored), and the checkpointer's overhead against the same graph compiled
+without one. Last, the LLM judge against the local stub server (200 ms per call) at concurrency 1, 2, 4, 8.
 
     .venv/bin/python bench/analyze.py [--scripts 18] [--legacy 4] [--funcs 7] [--repeats 2] [--windows 1,8,32]
 
-Targets: batched >= 2x per-chunk chunks/s; retrieval p95 <= 50 ms, chunk p50 <= 40 ms
+Targets: windowed >= 2x per-chunk chunks/s; retrieval p95 <= 50 ms, chunk p50 <= 40 ms
 (on an idle machine), checkpoint overhead <= 25%, LLM throughput that scales with concurrency.
 """
 
@@ -93,7 +93,7 @@ class Meter:
         self.spans: dict[str, list[tuple[float, float]]] = {
             "embedding model": [], "retrieval SQL": [], "score DB": [], "checkpointer": []}
         self._wrap_sync(svc.retriever.embedder, "embed_documents", "embedding model")
-        # the window's vectors come batched, so a retrieve call is its SQL (and the fusion, ~0.2 ms);
+        # the window's vectors come first, so a retrieve call is its SQL (and the fusion, ~0.2 ms);
         # timed here, not read from `last_timings`, which two retrievals side by side overwrite
         self._wrap_sync(svc.retriever, "retrieve", "retrieval SQL")
         for name in dir(svc.store):
@@ -213,7 +213,7 @@ async def window_table(args: argparse.Namespace, settings, intake, embedder) -> 
             runs[w].append(await timed_run(settings, intake, checkpoint=True, judge="evidence", embedder=embedder,
                                            window=w))
     base = min(runs[windows[0]], key=lambda r: r["wall"])
-    print(f"\nEvidence judge, {base['chunks']} chunks: per-chunk vs batched query embedding (best of {args.repeats}; "
+    print(f"\nEvidence judge, {base['chunks']} chunks: per-chunk vs windowed query embedding (best of {args.repeats}; "
           f"{os.cpu_count()} CPUs, shared; load average {os.getloadavg()[0]:.1f})")
     keys = list(base["seconds"])
     print(f"{'window':>7}{'chunks/s':>10}{'speedup':>9}" + "".join(f"{k:>17}" for k in keys) + f"{'outside':>9}")
@@ -222,7 +222,7 @@ async def window_table(args: argparse.Namespace, settings, intake, embedder) -> 
         shares = [best["seconds"][k] / best["wall"] for k in keys]
         print(f"{w:>7}{best['chunks_per_s']:>10.1f}{best['chunks_per_s'] / base['chunks_per_s']:>8.2f}x"
               + "".join(f"{x * 100:>16.1f}%" for x in shares) + f"{best['outside'] / best['wall'] * 100:>8.1f}%")
-    print("(window 1 embeds each chunk's query on its own, as before batching; shares are of the run's wall time; "
+    print("(window 1 embeds each chunk's query on its own, as before windows; shares are of the run's wall time; "
           "retrievals run two at a time, so shares overlap; 'outside' is the time in none of them: "
           "parse, judge, validator, graph and event loop)")
 

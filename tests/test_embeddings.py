@@ -107,10 +107,12 @@ def test_a_vector_does_not_depend_on_what_is_embedded_with_it(float32, doc_texts
     assert float32.embed_documents([]).shape == (0, 384)
 
 
-@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
-def test_a_chunk_query_does_not_depend_on_its_window(model_path, base_settings, doc_texts, precision):
-    """A resumed run embeds the rest of the chunks in other windows: each query must come out the same."""
-    embedder = Embedder(model_path, precision=precision, home=base_settings.home)
+def test_a_chunk_query_does_not_depend_on_its_window(model_path, base_settings, doc_texts):
+    """A resumed run embeds the rest of the chunks in other windows: each query must come out the same.
+
+    The torch model pads a batch to its longest text, and in bfloat16 that moved vectors (the ONNX
+    float32 copy runs each text alone: `test_a_vector_does_not_depend_on_what_is_embedded_with_it`)."""
+    embedder = Embedder(model_path, precision="bfloat16", home=base_settings.home)
     texts = doc_texts[:10] + TEXTS
     window = embedder.embed_queries(texts)
     assert np.array_equal(window, np.stack([embedder.embed_query(t) for t in texts]))
