@@ -291,6 +291,12 @@ class ApiIndex:
         wanted = set(kinds) if kinds else None
         return any(wanted is None or e.kind in wanted for e in self._by_name.get((version, member), ()))
 
+    def defined_below(self, version: str, cls: str, member: str, kinds: Iterable[str] | None = None) -> bool:
+        """Whether a subclass of `cls` defines `member`: a value typed `Viewport` may be a `Window` with `size`."""
+        base = type_in(version, cls)
+        return any(e.class_name != base and self.is_a(version, e.class_name, base)
+                   for e in self.definers(version, member, kinds))
+
     def definers(self, version: str, member: str, kinds: Iterable[str] | None = None) -> list[ApiEntry]:
         wanted = set(kinds) if kinds else None
         return [e for e in self._by_name.get((version, member), ()) if wanted is None or e.kind in wanted]

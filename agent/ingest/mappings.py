@@ -17,6 +17,7 @@ from agent.ingest.evidence import EvidenceIndex
 from agent.settings import PROJECT_ROOT
 
 SYNTAX_FILE = PROJECT_ROOT / "agent" / "data" / "syntax_changes.json"
+RENAMES_SUPPLEMENT_FILE = PROJECT_ROOT / "agent" / "data" / "renames_supplement.json"
 PREFIX = "godot3-to-4"
 
 TABLE_KIND = {
@@ -321,12 +322,31 @@ _GLOBALS = ("@GlobalScope", "@GDScript")
 
 
 def _rename_rows(renames_file: Path | None) -> dict[str, list[dict]]:
-    if renames_file is None or not Path(renames_file).is_file():
-        return {}
-    try:
-        return json.loads(Path(renames_file).read_text(encoding="utf-8")).get("tables", {})
-    except (OSError, json.JSONDecodeError):
-        return {}  # renames_mappings already reported it
+    """The converter's tables plus the committed supplement (rows tagged with where they come from)."""
+    tables: dict[str, list[dict]] = {}
+    if renames_file is not None and Path(renames_file).is_file():
+        try:
+            tables = json.loads(Path(renames_file).read_text(encoding="utf-8")).get("tables", {})
+        except (OSError, json.JSONDecodeError):
+            pass  # renames_mappings already reported it
+    tables = {t: [{**r, "from": "converter"} for r in rows] for t, rows in tables.items()}
+    supplement = json.loads(RENAMES_SUPPLEMENT_FILE.read_text(encoding="utf-8"))
+    unused = {str(r["old"]) for r in supplement.get("disabled_rows_not_used", [])}
+    tables = {t: [r for r in rows if r.get("enabled", True) or r.get("old") not in unused] for t, rows in tables.items()}
+    for table, rows in supplement["tables"].items():
+        tables.setdefault(table, []).extend({**r, "from": "supplement"} for r in rows)
+    return tables
+
+
+def _usable(row: dict) -> bool:
+    """A rename row the derivation may use.
+
+    The converter disables rows whose blind text replacement would break other classes
+    (`set_margin` is also Shape3D's). A derived candidate is scoped to the row's classes and
+    checked against the 4.x index, so a disabled row is used when it names its classes.
+    """
+    return bool(row.get("old") and row.get("new")) and (
+        row.get("enabled", True) or bool(str(row.get("classes", "")).strip()))
 
 
 def _class_targets(tables: dict[str, list[dict]]) -> dict[str, str]:
@@ -354,7 +374,7 @@ def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> l
     member_rows: dict[str, dict[str, list[dict]]] = {}
     for kind, table in _DERIVED_TABLES.items():
         for row in tables.get(table, []):
-            if row.get("enabled", True) and row.get("old") and row.get("new"):
+            if _usable(row):
                 member_rows.setdefault(kind, {}).setdefault(str(row["old"]), []).append(row)
     names3 = sorted(c for v, c in index._classes if v == V3)
     kept = [c for c in names3 if c not in classes4]
@@ -402,14 +422,17 @@ def _derived_member(index, cls: str, cls4: str, e3, rows: dict[str, list[dict]])
     target = None
     change = "removed"
     e4 = None
+    used: dict | None = None
     for row in rows.get(e3.member, []):
         scope = [c.strip() for c in str(row.get("classes", "")).split(",") if c.strip()]
         if scope and not ({cls, cls4} & set(scope) or any(index.is_a(V4, cls4, s) for s in scope)):
             continue
+        if not row.get("enabled", True) and not {cls, cls4} & set(scope):
+            continue  # a disabled row only for the classes it names
         for owner in (*owners, "@GlobalScope") if e3.kind == "constant" else owners:
             e4 = index.lookup(V4, owner, str(row["new"]), kinds)
             if e4:
-                target, change = f"{owner}.{row['new']}", "rename"
+                target, change, used = f"{owner}.{row['new']}", "rename", row
                 break
         if target:
             break
@@ -429,5 +452,6 @@ def _derived_member(index, cls: str, cls4: str, e3, rows: dict[str, list[dict]])
         match_terms=[source, e3.member],
         key=f"derived-{_slug(source)}",
         provenance={"source": "api_index", "derived": True, "member": e3.member, "class": cls,
-                    "args_3": [e3.arg_count, e3.default_count], "args_4": [e4.arg_count, e4.default_count] if e4 else None},
+                    "args_3": [e3.arg_count, e3.default_count], "args_4": [e4.arg_count, e4.default_count] if e4 else None,
+                    **({"rename_row": {"from": used["from"], "enabled": used.get("enabled", True)}} if used else {})},
     )

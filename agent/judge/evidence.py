@@ -127,7 +127,10 @@ class EvidenceJudge:
                 if proto.metadata.get("label") in ("godot3_api_in_godot4", "deprecated_or_removed_api",
                                                    "migration_required"):
                     label = proto.metadata["label"]
+        api_olds = {c.old for c in changes}
         for f, (change, cited) in syntax:
+            if change is not None and change.old in api_olds:
+                continue  # the API finding already shows this call with its own rewrite (`str2var(x)`)
             if change is not None:
                 changes.append(change)
                 ids += cited

@@ -173,6 +173,13 @@ def _in_scope(project: ProjectContext | None, receiver: str | None, classes: lis
     return any(api.is_a(V3, receiver, c) or api.is_a(V4, receiver, c) for c in classes)
 
 
+def _user_singleton(masked: str, dot: int, project: ProjectContext | None) -> bool:
+    """The receiver before `dot` is a bare capitalised name no engine version defines (an autoload, a class_name)."""
+    api = project.api if project else None
+    m = re.search(r"(?<![\w.$%@])([A-Z]\w*)\s*$", masked[:dot])
+    return bool(api is not None and m and not api.has_class(V3, m.group(1)) and not api.has_class(V4, m.group(1)))
+
+
 def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None = None) -> list[Finding]:
     """Identifiers that match a retrieved api_mapping old name, used as an API in the mapping's role.
 
@@ -224,8 +231,11 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 and "." not in source else None
             if _defined_in_4(facts, project, receiver, member, role):
                 continue
-            if not _in_scope(project, receiver, (md.get("provenance") or {}).get("classes") or []):
+            classes = (md.get("provenance") or {}).get("classes") or []
+            if not _in_scope(project, receiver, classes):
                 continue  # a rename for ProgressBar does not apply to a Label
+            if classes and receiver is None and dot >= 0 and _user_singleton(masked, dot, project):
+                continue  # `Scenes.change_scene()`: an autoload's own function, not SceneTree's
             seen.add(source)
             text = facts.lexed.text[m.start() : m.end()].strip()
             out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit, start=m.start(),
@@ -292,6 +302,8 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
                     continue
                 if api.has_class(V4, receiver) and api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)):
                     continue
+                if not own_use and api.defined_below(V4, receiver, member, _ROLE_KINDS.get(role)):
+                    continue  # `get_viewport().get_size()`: the Viewport is a Window at run time, which has it
                 # the script's own names: only a project that shows the whole script rules out its own function
                 known = project.declared.get(chunk_file) if project and chunk_file else None
                 weak = own_use and known is None

@@ -24,6 +24,11 @@ _RECT = {"rect_position": "position", "rect_size": "size", "rect_min_size": "cus
          "rect_global_position": "global_position", "rect_clip_content": "clip_contents"}
 _OS_TIME = {"get_ticks_msec": "Time.get_ticks_msec", "get_ticks_usec": "Time.get_ticks_usec",
             "get_unix_time": "Time.get_unix_time_from_system"}
+# @GDScript functions renamed in @GlobalScope (the converter's table; the rest of `renamed_global` needs a person)
+_GLOBAL_FUNCS = {"rand_range": "randf_range", "deg2rad": "deg_to_rad", "rad2deg": "rad_to_deg", "stepify": "snapped",
+                 "range_lerp": "remap", "str2var": "str_to_var", "var2str": "var_to_str", "bytes2var": "bytes_to_var",
+                 "var2bytes": "var_to_bytes", "linear2db": "linear_to_db", "db2linear": "db_to_linear",
+                 "dict2inst": "dict_to_inst", "inst2dict": "inst_to_dict", "rand_seed": "rand_from_seed"}
 _IDENT_ONLY = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -51,7 +56,7 @@ class _NotMechanical(Exception):
     """Raised inside a rewrite step that would need judgement."""
 
 
-def _rewrite_lines(code: str, *, with_setget: bool = False) -> str:
+def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] = frozenset()) -> str:
     code = _sub_in_code(code, re.compile(r"^(\s*)export(\s*\(([^)\n]*)\))?\s+var\s+([A-Za-z_]\w*)", re.M), _export)
     code = _sub_in_code(code, re.compile(r"^(\s*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
     code = _sub_in_code(code, re.compile(r"^(\s*)tool\s*$", re.M), lambda m, o: f"{m.group(1)}@tool")
@@ -59,25 +64,44 @@ def _rewrite_lines(code: str, *, with_setget: bool = False) -> str:
     code = _sub_in_code(code, re.compile(r"\byield\s*\(\s*([^,\n]+?)\s*,\s*([\"'])(\w+)\2\s*\)"),
                         lambda m, o: f"await {m.group(1)}.{m.group(3)}", keep_strings=True)
     code = _rewrite_move_and_slide(code)
-    # obj.connect("sig", target, "method") -> obj.sig.connect(target.method)
-    def _connect(m: re.Match[str], orig: str) -> str:
-        obj, sig, target, method = m.group(1) or "", m.group(3), m.group(4), m.group(6)
-        callee = method if target == "self" else f"{target}.{method}"
-        return f"{obj}{sig}.connect({callee})"
-    code = _sub_in_code(code, re.compile(r"((?:[\w$]+\s*\.\s*)*)connect\(\s*([\"'])(\w+)\2\s*,\s*([\w.]+)\s*,\s*([\"'])(\w+)\5\s*\)"),
-                        _connect, keep_strings=True)
+    code = _sub_in_code(code, _STRING_CONNECT, _connect, keep_strings=True)
+    # class_name X, "res://icon.svg" -> @icon("res://icon.svg") on the line above class_name X
+    code = _sub_in_code(code, re.compile(r"^([ \t]*)class_name[ \t]+(\w+)[ \t]*,[ \t]*(([\"'])[^\"'\n]*\4)", re.M),
+                        lambda m, o: f"{m.group(1)}@icon({m.group(3)})\n{m.group(1)}class_name {m.group(2)}",
+                        keep_strings=True)
     code = _rewrite_thread_start(code)
     code = _rewrite_file_new(code)
     code = _rewrite_tween(code)
     code = _rewrite_os_window(code)
     if with_setget:  # shown per change only: Godot 4 runs the setter on in-class access too
-        code = _sub_in_code(code, re.compile(r"^([ \t]*)(var\s+[^\n]*?)[ \t]+setget[ \t]+(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$",
-                                             re.M), _setget)
+        code = _sub_in_code(code, re.compile(r"^([ \t]*)((?:@\w+(?:\([^)\n]*\))?[ \t]+)*var\s+[^\n]*?)[ \t]+setget[ \t]+"
+                                             r"(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$", re.M), _setget)
     for old, new in {**_POOL, **_RECT}.items():
         code = _sub_in_code(code, re.compile(rf"\b{old}\b"), lambda m, o, new=new: new)
+    for old, new in _GLOBAL_FUNCS.items():
+        if old in declared:
+            continue  # the script's own `func stepify()`
+        code = _sub_in_code(code, re.compile(rf"(?<![\w.])(?<!func ){old}(?=\s*\()"), lambda m, o, new=new: new)
     for old, new in _OS_TIME.items():
         code = _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*{old}\b"), lambda m, o, new=new: new)
     return code
+
+
+# obj.connect("sig", target, "method"[, [binds][, flags]]) -> obj.sig.connect(target.method[.bind(...)][, flags]);
+# disconnect / is_connected take the same three arguments in Godot 3 and a Callable in Godot 4
+_STRING_CONNECT = re.compile(
+    r"((?:[\w$]+\s*\.\s*)*)(?<![\w])(connect|disconnect|is_connected)\(\s*([\"'])(\w+)\3\s*,\s*([\w.]+)\s*,"
+    r"\s*([\"'])(\w+)\6\s*(?:,\s*\[([^\]\n]*)\]\s*)?(?:,\s*([\w.|\s]+?)\s*)?\)")
+
+
+def _connect(m: re.Match[str], orig: str) -> str:
+    obj, call, sig, target, method, binds, flags = (m.group(1) or "", m.group(2), m.group(4), m.group(5),
+                                                   m.group(7), (m.group(8) or "").strip(), m.group(9))
+    if call != "connect" and (binds or flags):
+        raise _NotMechanical(f"{call} with extra arguments")
+    callee = method if target == "self" else f"{target}.{method}"
+    callee += f".bind({binds})" if binds else ""
+    return f"{obj}{sig}.{call}({callee}" + (f", {flags.strip()}" if flags else "") + ")"
 
 
 def _split_args(text: str, masked: str) -> list[str]:
@@ -289,7 +313,7 @@ def rewrite_fragment(fragment: str) -> str | None:
 def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str]) -> str | None:
     """The Godot 4 form of `code`, or None when the migration is not purely mechanical."""
     try:
-        new = _rewrite_lines(code)
+        new = _rewrite_lines(code, declared=declared)
     except _NotMechanical:
         return None
     for old, target in renames.items():

@@ -34,9 +34,11 @@ _GODOT3_KEYWORDS = re.compile(
 
 # Godot 3 call forms with string method names: Thread.start(self, "m"), connect("signal", target, "m")
 _THREAD_START = re.compile(r"\.\s*start\s*\(\s*self\s*,\s*[\"']")
-# Godot 3 syntax with no API name of its own (`.method()` / `func _init().()` parent calls): the
-# judge's syntax rule finds it, and its mapping key is the term that looks up its api_mapping record.
-_NAMELESS_RULES = tuple(r for r in GDSCRIPT_RULES if r.name in ("super_dot_call", "init_super_args"))
+# Godot 3 syntax with no API name of its own (`.method()` / `func _init().()` parent calls, the
+# icon after `class_name`) or a call the symbol lists may miss (3-argument `disconnect`): the judge's
+# syntax rule finds it, and its mapping keys are the terms that look up its api_mapping record.
+_NAMELESS_RULES = tuple(r for r in GDSCRIPT_RULES if r.name in (
+    "super_dot_call", "init_super_args", "class_name_icon", "disconnect_string_method"))
 _STRING_CONNECT = re.compile(r"\bconnect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[\w.$]+\s*,\s*[\"']")
 
 

@@ -54,7 +54,13 @@ def test_derived_candidates_cite_both_versions_and_stay_candidates(conn):
     assert tr["target_api"] == "Node3D.position" and tr["change_type"] == "rename"
     assert tr["evidence_chunk_ids"] == ["godot-3.4:classes/class_spatial.html#class-spatial-property-translation:0001",
                                         "godot-stable:classes/class_node3d.html#class-node3d-property-position:0001"]
-    assert by["Label.percent_visible"]["change_type"] == "removed"
+    # renames the converter does not list come from the committed supplement, checked against 4.x
+    assert (by["Label.percent_visible"]["target_api"], by["Label.percent_visible"]["change_type"]) == (
+        "Label.visible_ratio", "rename")
+    assert by["Label.get_percent_visible"]["target_api"] == "Label.get_visible_ratio"
+    # a converter row disabled for blind text replacement still serves the class it names
+    assert by["Label.autowrap"]["target_api"] == "Label.autowrap_mode"
+    assert by["Input.get_joy_axis_index_from_string"]["change_type"] == "removed"  # no row: still removed
     # a subset of the 4.x reference proves no class gone: no class is derived as removed
     assert not [r for r in rows if "." not in r["source_api"] and r["change_type"] == "removed"]
 
@@ -80,3 +86,15 @@ def test_reingest_with_the_3_4_reference_is_incremental(empty_db_factory, mini_c
     # the reference gone: its pages go, and the 4.x knowledge base stays as it was
     third = run_ingest(settings, docs_dir=mini_corpus, renames_file=mini_renames, out_dir=out, progress=False)
     assert third.pages_removed == 2 and third.pages_3_4 == 0 and third.errors == []
+
+
+def test_disabled_rename_rows_that_change_the_meaning_are_not_derived():
+    from agent.ingest.mappings import _rename_rows
+    from agent.settings import default_renames_file
+
+    table = _rename_rows(default_renames_file())["gdscript_function_renames"]
+    disabled = {r["old"] for r in table if not r.get("enabled", True)}
+    assert any(r["old"] == "update" and r["from"] == "supplement" for r in table)  # loads without ../shared too
+    if default_renames_file() is not None:
+        assert "get_network_peer" not in disabled  # `-> has_multiplayer_peer` asks another question
+        assert "set_margin" in disabled  # disabled for blind text replacement only: kept, scoped to Control

@@ -29,3 +29,36 @@ def test_not_mechanical_gives_none():
     assert mechanical_rewrite("var f = File.new()\n", {"File": ""}, set()) is None
     velocity_other = mechanical_rewrite("func f():\n\tmotion = move_and_slide(motion)\n", {}, set())
     assert velocity_other == "func f():\n\tvelocity = motion\n\tmove_and_slide()\n\tmotion = velocity\n"
+
+
+def test_string_disconnect_and_connect_with_binds():
+    from agent.judge.rewrite import rewrite_fragment
+
+    assert rewrite_fragment('disconnect("pressed", self, "_on_p")') == "pressed.disconnect(_on_p)"  # not `dispressed`
+    assert rewrite_fragment('b.is_connected("pressed", other, "_on_p")') == "b.pressed.is_connected(other._on_p)"
+    assert rewrite_fragment('$B.connect("pressed", self, "_on_p", [1, "x"])') == '$B.pressed.connect(_on_p.bind(1, "x"))'
+    assert rewrite_fragment('t.connect("timeout", self, "_on_t", [], CONNECT_DEFERRED)') == \
+        "t.timeout.connect(_on_t, CONNECT_DEFERRED)"
+    assert rewrite_fragment('t.disconnect("timeout", self, "_on_t", [1])') is None  # not a Godot 3 call either
+
+
+def test_class_name_icon_becomes_the_annotation():
+    from agent.judge.rewrite import rewrite_fragment
+
+    assert mechanical_rewrite('class_name Item, "res://item.svg"\nextends Node\n', {}, set()) == \
+        '@icon("res://item.svg")\nclass_name Item\nextends Node\n'
+    assert rewrite_fragment("class_name Item, 'res://item.svg'") == "@icon('res://item.svg'); class_name Item"
+
+
+def test_renamed_global_functions_but_not_the_scripts_own():
+    assert mechanical_rewrite("func f():\n\treturn stepify(rand_range(0, 1), 0.1)\n", {}, set()) == \
+        "func f():\n\treturn snapped(randf_range(0, 1), 0.1)\n"
+    assert mechanical_rewrite("func f():\n\treturn stepify(1.0)\n", {}, {"stepify"}) is None  # unchanged: no rewrite
+
+
+def test_setget_after_an_annotation():
+    from agent.judge.rewrite import rewrite_fragment
+
+    assert rewrite_fragment("export var radius: float = 50.0 setget set_radius") == \
+        "@export var radius: float = 50.0: set = set_radius"
+    assert rewrite_fragment("onready var hp = 3 setget ,get_hp") == "@onready var hp = 3: get = get_hp"

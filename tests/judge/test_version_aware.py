@@ -204,3 +204,26 @@ async def test_godot3_forms_with_single_quotes_and_parent_calls_in_expressions(r
 async def test_a_float_after_an_operator_is_no_parent_call(retriever, evidence_judge):
     _, out = await _judge(retriever, evidence_judge, "func f(a):\n\tvar half = .5\n\treturn a == .5\n")
     assert out.judgment.version_signal != "godot3", out.judgment.rationale
+
+
+@pytest.mark.parametrize("code,needle,old,new", [
+    ('func f():\n\tdisconnect("pressed", self, "_on_pressed")\n', "disconnect",
+     'disconnect("pressed", self, "_on_pressed")', "pressed.disconnect(_on_pressed)"),
+    ('func f(t):\n\tif t.is_connected("timeout", self, "_on_t"):\n\t\treturn\n', "is_connected",
+     't.is_connected("timeout", self, "_on_t")', "t.timeout.is_connected(_on_t)"),
+    ('class_name Item, "res://item.svg"\nextends Node\n', "class_name",
+     'class_name Item, "res://item.svg"', '@icon("res://item.svg"); class_name Item'),
+])
+async def test_godot3_call_and_declaration_forms_with_their_rewrite(retriever, evidence_judge, code, needle, old, new):
+    _, out = await _judge(retriever, evidence_judge, code, needle=needle)
+    j = out.judgment
+    assert j.version_signal == "godot3", (j.rationale, out.validation_failures)
+    assert [(c.old, c.new) for c in j.suggested_changes] == [(old, new)]
+    assert j.evidence_ids and not out.validation_failures
+
+
+async def test_a_call_shown_by_its_mapping_is_not_repeated_by_the_syntax_rule(retriever, evidence_judge):
+    _, out = await _judge(retriever, evidence_judge, 'func f():\n\tvar v = str2var("1")\n')
+    olds = [c.old for c in out.judgment.suggested_changes]
+    assert olds == ['str2var("1")'], out.judgment.suggested_changes
+    assert out.judgment.suggested_changes[0].new == 'str_to_var("1")'
