@@ -175,12 +175,15 @@ def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
 
 
 def role_at(masked: str, end: int) -> Role:
-    """Role of a member name ending at `end`: a call, a signal (`.x.connect(`/`.x.emit(`) or a property."""
+    """Role of a member name ending at `end`: a call, a signal (`.x.connect(`, `.x.emit(`, `await .x`) or a property."""
     rest = masked[end : end + 40]
     if re.match(r"\s*\(", rest):
         return "call"
     if re.match(r"\s*\.\s*(connect|disconnect|emit|is_connected)\s*\(", rest):
         return "signal"
+    line = masked[masked.rfind("\n", 0, end) + 1 : end]
+    if re.search(r"\bawait\s+[\w$%.\"'/()\[\] ]*$", line) and not re.match(r"[ \t]*[.(\[]", rest):
+        return "signal"  # `await $Button.pressed`: what is awaited last is a signal
     return "property"
 
 

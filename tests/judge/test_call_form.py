@@ -11,7 +11,7 @@ from agent.judge.base import JudgeInput
 from agent.judge.evidence import EvidenceJudge
 from agent.judge.facts import code_facts
 from agent.judge.project import build_project_context
-from agent.models import EvidenceBundle
+from agent.models import EvidenceBundle, RetrievalHit
 from agent.retrieve.query import split_trace
 from tests.retrieve.helpers import find_chunk, gd_chunks
 
@@ -35,8 +35,17 @@ def _index() -> ApiIndex:
         ApiEntry(V4, "Node", "owner_only_in_4", "property"),
         ApiEntry(V3, "Object", "owner_only_in_4", "method"),  # the receiver's 3.4 ancestor defines it: no cue
         ApiEntry(V4, "Sprite2D", "", "class"),
+        ApiEntry(V3, "Viewport", "", "class"), ApiEntry(V4, "Viewport", "", "class"), ApiEntry(V4, "Window", "", "class"),
+        ApiEntry(V3, "Viewport", "get_size", "method"), ApiEntry(V4, "Window", "get_size", "method"),
+        ApiEntry(V3, "Viewport", "only_in_3", "method"),
+        ApiEntry(V3, "Node", "get_viewport", "method", return_type="Viewport"),
+        ApiEntry(V4, "Node", "get_viewport", "method", return_type="Viewport"),
+        ApiEntry(V3, "SceneTree", "", "class"), ApiEntry(V4, "SceneTree", "", "class"),
+        ApiEntry(V3, "SceneTree", "change_scene", "method"),
     ]
     classes.append(ClassEntry(V4, "Sprite2D", "Node"))
+    classes += [ClassEntry(V3, "Viewport", "Node"), ClassEntry(V4, "Viewport", "Node"), ClassEntry(V4, "Window", "Viewport"),
+                ClassEntry(V3, "SceneTree", "Object"), ClassEntry(V4, "SceneTree", "Object")]
     return ApiIndex(entries, classes, complete_v4=True)
 
 
@@ -100,3 +109,33 @@ def test_chains_resolve_through_what_members_hold_and_return():
         assert _godot4_api(code, needle) == ["Node.process_mode"], code
     untyped = "extends Node\n\nfunc f(child):\n\tchild.owner.process_mode = 0\n"
     assert not _godot4_api(untyped, "child.owner")  # an untyped start: nothing is known
+
+
+def _mapping(source: str, target: str | None, classes: list[str], derived: bool) -> RetrievalHit:
+    prov = {"source": "api_index" if derived else "renames_3_to_4.json", "classes": classes, "kind": "method"}
+    return RetrievalHit(table="api_mapping", record_id=f"m:{source}", title=source, content=source, score=1.0,
+                        match=["exact"], metadata={"source_api": source, "target_api": target, "change_type": "rename",
+                                                   "status": "candidate", "provenance": prov})
+
+
+def _godot3_names(code: str, needle: str, hit: RetrievalHit) -> list[str]:
+    chunk = find_chunk(gd_chunks(code), needle)
+    project = build_project_context({"player.gd": code}, _index())
+    bundle = EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=[hit])
+    return [f.name for f in code_facts(chunk, bundle, project).godot3_strong]
+
+
+def test_a_member_a_4x_subclass_defines_is_no_godot3_signal():
+    """`get_viewport()` is typed Viewport, but at run time it is the root Window, which has `get_size()`."""
+    hit = _mapping("Viewport.get_size", None, ["Viewport"], derived=True)
+    assert _godot3_names("extends Node\n\nfunc f():\n\treturn get_viewport().get_size()\n", "get_size", hit) == []
+    hit = _mapping("Viewport.only_in_3", None, ["Viewport"], derived=True)  # no 4.x class has it: still a signal
+    code = "extends Node\n\nfunc f():\n\treturn get_viewport().only_in_3()\n"
+    assert _godot3_names(code, "only_in_3", hit) == ["Viewport.only_in_3"]
+
+
+def test_a_class_scoped_rename_does_not_apply_to_an_autoload():
+    hit = _mapping("change_scene", "change_scene_to_file", ["SceneTree"], derived=False)
+    assert _godot3_names("extends Node\n\nfunc f():\n\tScenes.change_scene(1)\n", "change_scene", hit) == []
+    assert _godot3_names("extends Node\n\nfunc f():\n\tget_tree().change_scene(1)\n", "change_scene", hit) == \
+        ["change_scene"]
