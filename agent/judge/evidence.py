@@ -127,11 +127,15 @@ class EvidenceJudge:
                 if proto.metadata.get("label") in ("godot3_api_in_godot4", "deprecated_or_removed_api",
                                                    "migration_required"):
                     label = proto.metadata["label"]
-        api_olds = {c.old for c in changes}
+        api_olds = {c.old: k for k, c in enumerate(changes)}
         for f, (change, cited) in syntax:
-            if change is not None and change.old in api_olds:
-                continue  # the API finding already shows this call with its own rewrite (`str2var(x)`)
-            if change is not None:
+            if change is not None and change.old in api_olds:  # one item per call: the one with a rewrite
+                k = api_olds[change.old]
+                if changes[k].new is not None:
+                    continue  # the API finding shows `str2var(x)` -> `str_to_var(x)`
+                changes[k] = change  # `yield(t, "timeout")`: the syntax rule has the rewrite, the API row none
+                ids += cited
+            elif change is not None:
                 changes.append(change)
                 ids += cited
             reasons.append(f"Godot 3 syntax `{change.old if change else f.text}` (line {self._line(inp, f)})"

@@ -38,6 +38,7 @@ def _index() -> ApiIndex:
         ApiEntry(V3, "Viewport", "", "class"), ApiEntry(V4, "Viewport", "", "class"), ApiEntry(V4, "Window", "", "class"),
         ApiEntry(V3, "Viewport", "get_size", "method"), ApiEntry(V4, "Window", "get_size", "method"),
         ApiEntry(V3, "Viewport", "only_in_3", "method"),
+        ApiEntry(V3, "@GDScript", "", "class"), ApiEntry(V3, "@GDScript", "yield", "method"),
         ApiEntry(V3, "Node", "get_viewport", "method", return_type="Viewport"),
         ApiEntry(V4, "Node", "get_viewport", "method", return_type="Viewport"),
         ApiEntry(V3, "SceneTree", "", "class"), ApiEntry(V4, "SceneTree", "", "class"),
@@ -139,3 +140,15 @@ def test_a_class_scoped_rename_does_not_apply_to_an_autoload():
     assert _godot3_names("extends Node\n\nfunc f():\n\tScenes.change_scene(1)\n", "change_scene", hit) == []
     assert _godot3_names("extends Node\n\nfunc f():\n\tget_tree().change_scene(1)\n", "change_scene", hit) == \
         ["change_scene"]
+
+
+def test_one_item_per_call_and_it_is_the_one_with_a_rewrite():
+    """The API row says only that 3.4 had `yield`; the syntax rule knows its Godot 4 form."""
+    code = "extends Node\n\nfunc wait(t):\n\tyield(t, \"timeout\")\n"
+    chunk = find_chunk(gd_chunks(code), "yield")
+    project = build_project_context({"player.gd": code}, _index())
+    hit = _mapping("@GDScript.yield", None, ["@GDScript"], derived=True)
+    inp = JudgeInput(prompt="Godot 4?", trace=split_trace(chunk, "p"), chunk=chunk, project=project,
+                     evidence=EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=[hit]))
+    judgment = EvidenceJudge().decide(inp)
+    assert [(c.old, c.new) for c in judgment.suggested_changes] == [('yield(t, "timeout")', "await t.timeout")]
