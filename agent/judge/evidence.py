@@ -100,11 +100,17 @@ class EvidenceJudge:
         label = "migration_required"
         syntax = [(f, self._syntax_change(f, inp)) for f in facts.godot3_syntax]
         covered = {c.evidence_id for _, (c, _) in syntax if c is not None}
+        # one item per call: a syntax rewrite (`yield(t, "timeout")` -> `await t.timeout`) beats an API row that
+        # only says the name is gone; an API rename (`str2var(x)` -> `str_to_var(x)`) beats a described rule
+        rewritten = {c.old for f, (c, _) in syntax if c is not None and c.new and c.new != f.rule.new}
         for f in facts.godot3_api:
             hit = f.mapping
             assert hit is not None
             md = hit.metadata
             target = md.get("target_api")
+            old, new = self._api_old_new(f, inp, target)
+            if new is None and old in rewritten:
+                continue
             renames[f.name] = target or ""
             if hit.record_id in covered:
                 continue  # a syntax finding already shows this change, with the whole call
@@ -112,7 +118,6 @@ class EvidenceJudge:
             labels = labels_for_mapping(hit, ev)
             ids += [hit.record_id, doc_id or "", *(h.record_id for h in labels[:1])]
             change_type = str(md.get("change_type") or "rename")
-            old, new = self._api_old_new(f, inp, target)
             url = _url_4x(hit, ev) or (url if url and "/en/3.4/" not in url else None)  # docs_url: what replaces it
             changes.append(SuggestedChange(old=old, new=new, change_type=change_type,
                                            evidence_id=hit.record_id, docs_url=url,
@@ -127,21 +132,17 @@ class EvidenceJudge:
                 if proto.metadata.get("label") in ("godot3_api_in_godot4", "deprecated_or_removed_api",
                                                    "migration_required"):
                     label = proto.metadata["label"]
-        api_olds = {c.old: k for k, c in enumerate(changes)}
+        api_olds, reasons_api = {c.old for c in changes}, len(reasons)
         for f, (change, cited) in syntax:
-            if change is not None and change.old in api_olds:  # one item per call: the one with a rewrite
-                k = api_olds[change.old]
-                if changes[k].new is not None:
-                    continue  # the API finding shows `str2var(x)` -> `str_to_var(x)`
-                changes[k] = change  # `yield(t, "timeout")`: the syntax rule has the rewrite, the API row none
-                ids += cited
-            elif change is not None:
+            if change is not None and change.old in api_olds:
+                continue  # the API item shows this call already
+            if change is not None:
                 changes.append(change)
                 ids += cited
             reasons.append(f"Godot 3 syntax `{change.old if change else f.text}` (line {self._line(inp, f)})"
                            + (f" -> `{change.new}`" if change and change.new else "")
                            + (f" [{', '.join(i for i in cited if i)}]" if cited else ""))
-        if facts.godot3_syntax and not facts.godot3_api:
+        if facts.godot3_syntax and not reasons_api:
             label = "migration_required"
         code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared) if facts.is_gdscript else None
         shadow = self._velocity_shadow(inp)
@@ -221,7 +222,7 @@ class EvidenceJudge:
             if opener:
                 companion = statement_at(text, f.start + opener.end() - 1)
                 fragment, old = f"{old}\n{companion}", f"{old}; {companion}"
-        new = rewrite_fragment(fragment) if is_gdscript(inp.chunk) else None
+        new = rewrite_fragment(fragment, inp.facts.declared) if is_gdscript(inp.chunk) else None
         if rule.name == "super_dot_call" and f.start >= 0:  # `return .f(x)`: the call is the change
             call = expression_at(text, f.start + 1)  # the finding starts at the parent call's dot
             old, new = f".{call}", f"super.{call}"

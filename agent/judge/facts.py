@@ -176,8 +176,10 @@ def _in_scope(project: ProjectContext | None, receiver: str | None, classes: lis
 def _user_singleton(masked: str, dot: int, project: ProjectContext | None) -> bool:
     """The receiver before `dot` is a bare capitalised name no engine version defines (an autoload, a class_name)."""
     api = project.api if project else None
+    if api is None or not {V3, V4} <= api.versions():
+        return False  # without both references a 3-only engine class (VisualServer) would look like an autoload
     m = re.search(r"(?<![\w.$%@])([A-Z]\w*)\s*$", masked[:dot])
-    return bool(api is not None and m and not api.has_class(V3, m.group(1)) and not api.has_class(V4, m.group(1)))
+    return bool(m and not api.has_class(V3, m.group(1)) and not api.has_class(V4, m.group(1)))
 
 
 def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None = None) -> list[Finding]:
@@ -234,7 +236,7 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             classes = (md.get("provenance") or {}).get("classes") or []
             if not _in_scope(project, receiver, classes):
                 continue  # a rename for ProgressBar does not apply to a Label
-            if classes and receiver is None and dot >= 0 and _user_singleton(masked, dot, project):
+            if classes and "." not in source and receiver is None and dot >= 0 and _user_singleton(masked, dot, project):
                 continue  # `Scenes.change_scene()`: an autoload's own function, not SceneTree's
             seen.add(source)
             text = facts.lexed.text[m.start() : m.end()].strip()

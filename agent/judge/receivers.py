@@ -174,6 +174,12 @@ def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
     return None
 
 
+# `await` and one chain of names, node paths, calls and subscripts ending here (no operators, no `and`/`if`;
+# spaces stay allowed: a masked `$"Path"` or `$Node` is blanked to spaces)
+_AWAITED = re.compile(r"\bawait\s+((?:[\w$%/.\"' ]|\([^()\n]*\)|\[[^\[\]\n]*\])+)$")
+_NOT_A_CHAIN = re.compile(r"\b(and|or|not|if|else|in|is|as)\b")
+
+
 def role_at(masked: str, end: int) -> Role:
     """Role of a member name ending at `end`: a call, a signal (`.x.connect(`, `.x.emit(`, `await .x`) or a property."""
     rest = masked[end : end + 40]
@@ -182,7 +188,8 @@ def role_at(masked: str, end: int) -> Role:
     if re.match(r"\s*\.\s*(connect|disconnect|emit|is_connected)\s*\(", rest):
         return "signal"
     line = masked[masked.rfind("\n", 0, end) + 1 : end]
-    if re.search(r"\bawait\s+[\w$%.\"'/()\[\] ]*$", line) and not re.match(r"[ \t]*[.(\[]", rest):
+    awaited = _AWAITED.search(line)
+    if awaited and not _NOT_A_CHAIN.search(awaited.group(1)) and not re.match(r"[ \t]*[.(\[]", rest):
         return "signal"  # `await $Button.pressed`: what is awaited last is a signal
     return "property"
 

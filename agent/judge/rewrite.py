@@ -33,11 +33,16 @@ _IDENT_ONLY = re.compile(r"[A-Za-z_]\w*")
 
 
 def _sub_in_code(text: str, pattern: re.Pattern[str], repl, *, keep_strings: bool = False) -> str:
-    """Apply `pattern` on the masked text (comments, and strings unless kept, blanked); edit the original."""
+    """Apply `pattern` on the masked text (comments, and strings unless kept, blanked); edit the original.
+
+    Kept strings are read (a signal name in `connect("sig", ...)`), but a match never starts inside one.
+    """
     lexed = lex(text)
     view = lexed.no_comments if keep_strings else lexed.masked
     out, last = [], 0
     for m in pattern.finditer(view):
+        if keep_strings and lexed.masked[m.start()] != text[m.start()]:
+            continue  # `x = "is_connected('a', self, 'b')"` is text, not a call
         out.append(text[last : m.start()])
         out.append(repl(m, text[m.start() : m.end()]))
         last = m.end()
@@ -69,6 +74,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     code = _sub_in_code(code, re.compile(r"^([ \t]*)class_name[ \t]+(\w+)[ \t]*,[ \t]*(([\"'])[^\"'\n]*\4)", re.M),
                         lambda m, o: f"{m.group(1)}@icon({m.group(3)})\n{m.group(1)}class_name {m.group(2)}",
                         keep_strings=True)
+    code = _hoist_icon(code)
     code = _rewrite_thread_start(code)
     code = _rewrite_file_new(code)
     code = _rewrite_tween(code)
@@ -81,7 +87,8 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     for old, new in _GLOBAL_FUNCS.items():
         if old in declared:
             continue  # the script's own `func stepify()`
-        code = _sub_in_code(code, re.compile(rf"(?<![\w.])(?<!func ){old}(?=\s*\()"), lambda m, o, new=new: new)
+        code = _sub_in_code(code, re.compile(rf"(?<![\w.]){old}(?=\s*\()"),
+                            lambda m, o, new=new: o if re.search(r"\bfunc\s+$", m.string[: m.start()]) else new)
     for old, new in _OS_TIME.items():
         code = _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*{old}\b"), lambda m, o, new=new: new)
     return code
@@ -101,7 +108,34 @@ def _connect(m: re.Match[str], orig: str) -> str:
         raise _NotMechanical(f"{call} with extra arguments")
     callee = method if target == "self" else f"{target}.{method}"
     callee += f".bind({binds})" if binds else ""
-    return f"{obj}{sig}.{call}({callee}" + (f", {flags.strip()}" if flags else "") + ")"
+    return f"{obj}{sig}.{call}({callee}" + (f", {_connect_flags(flags)}" if flags else "") + ")"
+
+
+_CONNECT_FLAGS = {"CONNECT_DEFERRED": "CONNECT_DEFERRED", "CONNECT_PERSIST": "CONNECT_PERSIST",
+                  "CONNECT_ONESHOT": "CONNECT_ONE_SHOT", "CONNECT_REFERENCE_COUNTED": "CONNECT_REFERENCE_COUNTED"}
+
+
+def _connect_flags(flags: str) -> str:
+    """Godot 3 connect flags in their Godot 4 spelling (`CONNECT_ONESHOT` -> `CONNECT_ONE_SHOT`)."""
+    def one(m: re.Match[str]) -> str:
+        owner, name = m.group(1) or "", m.group(2)
+        if name.isdigit():
+            return name
+        if name not in _CONNECT_FLAGS:
+            raise _NotMechanical(f"connect flag {name}")
+        return owner + _CONNECT_FLAGS[name]
+    return re.sub(r"(Object\s*\.\s*)?(\w+)", one, flags.strip())
+
+
+def _hoist_icon(code: str) -> str:
+    """Godot 4 wants `@icon` before `extends` (Godot 3 allowed `class_name X, "icon"` after it)."""
+    lines = code.split("\n")
+    icon = next((k for k, line in enumerate(lines) if re.match(r"[ \t]*@icon\(", line)), None)
+    extends = next((k for k, line in enumerate(lines) if re.match(r"[ \t]*extends\b", line)), None)
+    if icon is None or extends is None or extends > icon:
+        return code
+    lines.insert(extends, lines.pop(icon))
+    return "\n".join(lines)
 
 
 def _split_args(text: str, masked: str) -> list[str]:
@@ -258,7 +292,8 @@ def _setget(m: re.Match[str], orig: str) -> str:
     parts = ([f"set = {setter}"] if setter else []) + ([f"get = {getter}"] if getter else [])
     if not parts:
         raise _NotMechanical("empty setget")
-    return f"{m.group(1)}{orig[len(m.group(1)):].split(' setget')[0].rstrip()}: {', '.join(parts)}"
+    declaration = orig[m.start(2) - m.start() : m.end(2) - m.start()].rstrip()  # not split on a " setget" in a string
+    return f"{m.group(1)}{declaration}: {', '.join(parts)}"
 
 
 _FILE_NEW = re.compile(r"^([ \t]*)var\s+([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*(File|Directory)\s*\.\s*new\(\s*\)[ \t]*$",
@@ -296,10 +331,10 @@ def rename_in(fragment: str, old: str, new: str) -> str | None:
     return out if out != fragment else None
 
 
-def rewrite_fragment(fragment: str) -> str | None:
+def rewrite_fragment(fragment: str, declared: set[str] = frozenset()) -> str | None:
     """The Godot 4 form of one statement or call, on one line ('; '-joined), or None if not mechanical."""
     try:
-        new = _rewrite_lines(fragment, with_setget=True)
+        new = _rewrite_lines(fragment, with_setget=True, declared=declared)
     except _NotMechanical:
         return None
     if new == fragment:

@@ -58,8 +58,8 @@ def test_derived_candidates_cite_both_versions_and_stay_candidates(conn):
     assert (by["Label.percent_visible"]["target_api"], by["Label.percent_visible"]["change_type"]) == (
         "Label.visible_ratio", "rename")
     assert by["Label.get_percent_visible"]["target_api"] == "Label.get_visible_ratio"
-    # a converter row disabled for blind text replacement still serves the class it names
-    assert by["Label.autowrap"]["target_api"] == "Label.autowrap_mode"
+    # a disabled converter row whose target changes the meaning is not derived (bool autowrap -> enum mode)
+    assert by["Label.autowrap"]["change_type"] == "removed"
     assert by["Input.get_joy_axis_index_from_string"]["change_type"] == "removed"  # no row: still removed
     # a subset of the 4.x reference proves no class gone: no class is derived as removed
     assert not [r for r in rows if "." not in r["source_api"] and r["change_type"] == "removed"]
@@ -98,3 +98,22 @@ def test_disabled_rename_rows_that_change_the_meaning_are_not_derived():
     if default_renames_file() is not None:
         assert "get_network_peer" not in disabled  # `-> has_multiplayer_peer` asks another question
         assert "set_margin" in disabled  # disabled for blind text replacement only: kept, scoped to Control
+
+
+def test_a_converter_row_disabled_for_text_replacement_serves_the_class_it_names():
+    from agent.apiindex import V3, V4, ApiEntry, ApiIndex, ClassEntry
+    from agent.ingest.mappings import derived_mappings
+    from agent.settings import default_renames_file
+
+    if default_renames_file() is None:
+        pytest.skip("../shared/godot-data/renames_3_to_4.json is absent")
+    entries = [ApiEntry(V3, "Control", "", "class"), ApiEntry(V4, "Control", "", "class"),
+               ApiEntry(V3, "Control", "set_margin", "method"), ApiEntry(V4, "Control", "set_offset", "method"),
+               ApiEntry(V3, "Shape", "", "class"), ApiEntry(V4, "Shape3D", "", "class"),
+               ApiEntry(V3, "Shape", "set_margin", "method")]
+    classes = [ClassEntry(V3, "Control", "Node"), ClassEntry(V4, "Control", "Node"), ClassEntry(V3, "Shape", "Resource"),
+               ClassEntry(V4, "Shape3D", "Resource")]
+    by = {d.source_api: d for d in derived_mappings(ApiIndex(entries, classes), default_renames_file(), [])}
+    assert (by["Control.set_margin"].target_api, by["Control.set_margin"].change_type) == ("Control.set_offset", "rename")
+    assert by["Control.set_margin"].provenance["rename_row"] == {"from": "converter", "enabled": False}
+    assert by["Shape.set_margin"].target_api is None  # the row names Control only

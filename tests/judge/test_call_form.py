@@ -152,3 +152,5 @@ def test_one_item_per_call_and_it_is_the_one_with_a_rewrite():
                      evidence=EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=[hit]))
     judgment = EvidenceJudge().decide(inp)
     assert [(c.old, c.new) for c in judgment.suggested_changes] == [('yield(t, "timeout")', "await t.timeout")]
+    assert "removed" not in judgment.rationale and judgment.label == "migration_required"
+    assert judgment.suggested_code == chunk.code_text.replace('yield(t, "timeout")', "await t.timeout")

@@ -93,10 +93,11 @@ def test_roles_of_member_uses():
     assert role_at(masked, code.index("text") + 4) == "property"
     uses = signal_string_uses(masked, lex(code).strings)
     assert set(uses) == {"hide", "spun"}  # print("hide") is no signal use
-    code = "await $Button.pressed\nawait get_tree().create_timer(1.0).timeout\nawait $A.pressed.x\nif $B.pressed:\n"
+    code = ("await $Button.pressed\nawait get_tree().create_timer(1.0).timeout\nawait $A.pressed.x\nif $B.pressed:\n"
+            "var ok = await check() and $C.pressed\n")
     masked = lex(code).masked
     ends = [m.end() for m in re.finditer(r"pressed|timeout", code)]
-    assert [role_at(masked, e) for e in ends] == ["signal", "signal", "property", "property"]
+    assert [role_at(masked, e) for e in ends] == ["signal", "signal", "property", "property", "property"]
 
 
 def test_dot_lines_continue_an_expression_or_call_the_parent():

@@ -40,6 +40,11 @@ def test_string_disconnect_and_connect_with_binds():
     assert rewrite_fragment('t.connect("timeout", self, "_on_t", [], CONNECT_DEFERRED)') == \
         "t.timeout.connect(_on_t, CONNECT_DEFERRED)"
     assert rewrite_fragment('t.disconnect("timeout", self, "_on_t", [1])') is None  # not a Godot 3 call either
+    assert rewrite_fragment('t.connect("timeout", self, "_on_t", [], CONNECT_ONESHOT)') == \
+        "t.timeout.connect(_on_t, CONNECT_ONE_SHOT)"  # Godot 4 spells the flag apart
+    assert rewrite_fragment('t.connect("timeout", self, "_on_t", [], MY_FLAGS)') is None
+    in_string = 'func f():\n\tvar x = "is_connected(\'a\', self, \'b\')"\n\tyield(a, "b")\n'
+    assert mechanical_rewrite(in_string, {}, set()) == 'func f():\n\tvar x = "is_connected(\'a\', self, \'b\')"\n\tawait a.b\n'
 
 
 def test_class_name_icon_becomes_the_annotation():
@@ -48,12 +53,19 @@ def test_class_name_icon_becomes_the_annotation():
     assert mechanical_rewrite('class_name Item, "res://item.svg"\nextends Node\n', {}, set()) == \
         '@icon("res://item.svg")\nclass_name Item\nextends Node\n'
     assert rewrite_fragment("class_name Item, 'res://item.svg'") == "@icon('res://item.svg'); class_name Item"
+    # Godot 3 documents `extends` first; Godot 4 wants @icon above it
+    assert mechanical_rewrite('tool\nextends Node\nclass_name Item, "res://i.svg"\n', {}, set()) == \
+        '@tool\n@icon("res://i.svg")\nextends Node\nclass_name Item\n'
 
 
 def test_renamed_global_functions_but_not_the_scripts_own():
     assert mechanical_rewrite("func f():\n\treturn stepify(rand_range(0, 1), 0.1)\n", {}, set()) == \
         "func f():\n\treturn snapped(randf_range(0, 1), 0.1)\n"
     assert mechanical_rewrite("func f():\n\treturn stepify(1.0)\n", {}, {"stepify"}) is None  # unchanged: no rewrite
+    from agent.judge.rewrite import rewrite_fragment
+
+    assert rewrite_fragment("stepify(a, 0.1)", {"stepify"}) is None
+    assert rewrite_fragment("func  stepify(a):") is None
 
 
 def test_setget_after_an_annotation():
@@ -62,3 +74,4 @@ def test_setget_after_an_annotation():
     assert rewrite_fragment("export var radius: float = 50.0 setget set_radius") == \
         "@export var radius: float = 50.0: set = set_radius"
     assert rewrite_fragment("onready var hp = 3 setget ,get_hp") == "@onready var hp = 3: get = get_hp"
+    assert rewrite_fragment('var s = "a setget b" setget f') == 'var s = "a setget b": set = f'
