@@ -97,6 +97,7 @@ class EvidenceJudge:
         changes: list[SuggestedChange] = []
         reasons: list[str] = []
         renames: dict[str, str] = {}
+        at: dict[int, int] = {}  # change index -> offset in the chunk: items are listed in code order
         label = "migration_required"
         syntax = [(f, self._syntax_change(f, inp)) for f in facts.godot3_syntax]
         covered = {c.evidence_id for _, (c, _) in syntax if c is not None}
@@ -119,6 +120,7 @@ class EvidenceJudge:
             ids += [hit.record_id, doc_id or "", *(h.record_id for h in labels[:1])]
             change_type = str(md.get("change_type") or "rename")
             url = _url_4x(hit, ev) or (url if url and "/en/3.4/" not in url else None)  # docs_url: what replaces it
+            at[len(changes)] = f.start
             changes.append(SuggestedChange(old=old, new=new, change_type=change_type,
                                            evidence_id=hit.record_id, docs_url=url,
                                            note=f"line {self._line(inp, f)}: {f.text}"
@@ -137,6 +139,7 @@ class EvidenceJudge:
             if change is not None and change.old in api_olds:
                 continue  # the API item shows this call already
             if change is not None:
+                at[len(changes)] = f.start
                 changes.append(change)
                 ids += cited
             reasons.append(f"Godot 3 syntax `{change.old if change else f.text}` (line {self._line(inp, f)})"
@@ -144,6 +147,7 @@ class EvidenceJudge:
                            + (f" [{', '.join(i for i in cited if i)}]" if cited else ""))
         if facts.godot3_syntax and not reasons_api:
             label = "migration_required"
+        changes = [c for _, c in sorted(enumerate(changes), key=lambda kc: (at.get(kc[0], -1), kc[0]))]
         code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared) if facts.is_gdscript else None
         shadow = self._velocity_shadow(inp)
         if shadow is not None:

@@ -7,6 +7,8 @@ code) read the same facts, so they can never disagree about what the code contai
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import islice
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -512,20 +514,24 @@ def _own_class(chunk: Chunk, project: ProjectContext | None) -> str | None:
     return m.group(1) if m else None
 
 
-def _first_match(rule: SyntaxRule, scan: str) -> tuple[re.Match[str], int] | None:
-    """The rule's first match and where its change begins.
+def _rule_matches(rule: SyntaxRule, scan: str) -> Iterator[tuple[re.Match[str], int]]:
+    """The rule's matches and where each change begins.
 
     A `.method()` line counts only when it is not an expression's continuation, and its change begins at
     the parent call's own dot (`return .f(x)`: the call is the change, not the statement).
     """
-    if rule.name != "super_dot_call":
-        m = rule.pattern.search(scan)
-        return (m, m.start()) if m else None
     for m in rule.pattern.finditer(scan):
+        if rule.name != "super_dot_call":
+            yield m, m.start()
+            continue
         dot = scan.rindex(".", m.start(), m.end())  # the parent call's own dot, not one in `a.b = .f()`
         if not is_continuation(scan, dot):
-            return m, dot
-    return None
+            yield m, dot
+
+
+# Every Godot 3 use becomes its own migration item (each line that must change), up to this many per rule;
+# one Godot 4 use per rule is enough for a verdict.
+MAX_USES_PER_RULE = 12
 
 
 def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext | None = None) -> CodeFacts:
@@ -552,9 +558,7 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
     for rule in rules:
-        match = _first_match(rule, scan)
-        if match:
-            m, begin = match
+        for m, begin in islice(_rule_matches(rule, scan), MAX_USES_PER_RULE if rule.version == "godot3" else 1):
             text = chunk.code_text[begin : m.end()].strip()
             lead = len(scan[begin : m.end()]) - len(scan[begin : m.end()].lstrip())
             finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, begin + lead), rule,

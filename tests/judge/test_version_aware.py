@@ -227,3 +227,11 @@ async def test_a_call_shown_by_its_mapping_is_not_repeated_by_the_syntax_rule(re
     olds = [c.old for c in out.judgment.suggested_changes]
     assert olds == ['str2var("1")'], out.judgment.suggested_changes
     assert out.judgment.suggested_changes[0].new == 'str_to_var("1")'
+
+
+async def test_every_godot3_use_is_an_item_in_code_order(retriever, evidence_judge):
+    code = ('func _ready():\n\t$A.connect("pressed", self, "_on_a")\n\tyield(get_tree(), "idle_frame")\n'
+            '\t$B.connect("pressed", self, "_on_b")\n')
+    _, out = await _judge(retriever, evidence_judge, code)
+    assert [c.old for c in out.judgment.suggested_changes] == [
+        '$A.connect("pressed", self, "_on_a")', 'yield(get_tree(), "idle_frame")', '$B.connect("pressed", self, "_on_b")']
