@@ -32,14 +32,13 @@ _GODOT3_KEYWORDS = re.compile(
     r"^[ \t]*(?:(export)\s*(?:\(|var\b)|(onready)\s+var\b|(tool)[ \t]*(?:#.*)?$|"
     r"(remote|master|puppet|remotesync|mastersync|puppetsync)\s+(?:func|var)\b)|\b(setget)\b", re.MULTILINE)
 
-# Godot 3 call forms with string method names: Thread.start(self, "m"), connect("signal", target, "m")
-_THREAD_START = re.compile(r"\.\s*start\s*\(\s*self\s*,\s*[\"']")
-# Godot 3 syntax with no API name of its own (`.method()` / `func _init().()` parent calls, the
-# icon after `class_name`) or a call the symbol lists may miss (3-argument `disconnect`): the judge's
-# syntax rule finds it, and its mapping keys are the terms that look up its api_mapping record.
-_NAMELESS_RULES = tuple(r for r in GDSCRIPT_RULES if r.name in (
-    "super_dot_call", "init_super_args", "class_name_icon", "disconnect_string_method"))
-_STRING_CONNECT = re.compile(r"\bconnect\s*\(\s*[\"'][^\"'\n]*[\"']\s*,\s*[\w.$]+\s*,\s*[\"']")
+# Godot 3 forms that the symbol lists miss or that have no API name of their own: the string call forms
+# (`connect("signal", target, "m")`, `Thread.start(self, "m")`, 3-argument `disconnect`), `.method()` /
+# `func _init().()` parent calls and the icon after `class_name`. The judge's syntax rule finds each, and
+# its mapping keys are the terms that look up its api_mapping record.
+_KEYED_RULES = tuple(r for r in GDSCRIPT_RULES if r.name in (
+    "connect_string_method", "thread_start_old", "disconnect_string_method", "super_dot_call", "init_super_args",
+    "class_name_icon"))
 
 
 def exact_terms(query: RetrieverQuery) -> list[str]:
@@ -58,11 +57,7 @@ def exact_terms(query: RetrieverQuery) -> list[str]:
                 out.setdefault(f"{a}.{b}")
     for m in _GODOT3_KEYWORDS.finditer(query.raw_chunk_text):
         out.setdefault(next(g for g in m.groups() if g))
-    if _THREAD_START.search(query.raw_chunk_text):
-        out.setdefault("Thread.start")
-    if _STRING_CONNECT.search(query.raw_chunk_text):
-        out.setdefault("connect")
-    for rule in _NAMELESS_RULES:
+    for rule in _KEYED_RULES:
         if rule.pattern.search(query.raw_chunk_text):
             out.update(dict.fromkeys(rule.mapping_keys))
     if VELOCITY_DECLARATION.search(query.raw_chunk_text):  # the mapping of CharacterBody's velocity property
