@@ -11,7 +11,7 @@ import re
 
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren
-from agent.judge.syntax_rules import GDSCRIPT_RULES
+from agent.judge.syntax_rules import GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES
 
 _SIMPLE_TYPES = {"int", "float", "bool", "String", "Vector2", "Vector3", "Color", "NodePath", "PackedScene",
                  "Texture", "Texture2D", "Resource", "Array", "Dictionary", "AudioStream", "Font", "Curve"}
@@ -24,11 +24,6 @@ _RECT = {"rect_position": "position", "rect_size": "size", "rect_min_size": "cus
          "rect_global_position": "global_position", "rect_clip_content": "clip_contents"}
 _OS_TIME = {"get_ticks_msec": "Time.get_ticks_msec", "get_ticks_usec": "Time.get_ticks_usec",
             "get_unix_time": "Time.get_unix_time_from_system"}
-# @GDScript functions renamed in @GlobalScope (the converter's table; the rest of `renamed_global` needs a person)
-_GLOBAL_FUNCS = {"rand_range": "randf_range", "deg2rad": "deg_to_rad", "rad2deg": "rad_to_deg", "stepify": "snapped",
-                 "range_lerp": "remap", "str2var": "str_to_var", "var2str": "var_to_str", "bytes2var": "bytes_to_var",
-                 "var2bytes": "var_to_bytes", "linear2db": "linear_to_db", "db2linear": "db_to_linear",
-                 "dict2inst": "dict_to_inst", "inst2dict": "inst_to_dict", "rand_seed": "rand_from_seed"}
 _IDENT_ONLY = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -84,7 +79,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
                                              r"(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$", re.M), _setget)
     for old, new in {**_POOL, **_RECT}.items():
         code = _sub_in_code(code, re.compile(rf"\b{old}\b"), lambda m, o, new=new: new)
-    for old, new in _GLOBAL_FUNCS.items():
+    for old, new in GLOBAL_FUNCTION_RENAMES.items():
         if old in declared:
             continue  # the script's own `func stepify()`
         code = _sub_in_code(code, re.compile(rf"(?<![\w.]){old}(?=\s*\()"),

@@ -41,6 +41,16 @@ def _r(p: str) -> re.Pattern[str]:
 VELOCITY_DECLARATION = _r(r"^[ \t]*(?:@?\w+(?:\([^)\n]*\))?\s+)*var\s+(?P<name>velocity)\b")
 
 
+# @GDScript functions Godot 4 renamed in @GlobalScope (the converter's table; the rewrite applies them), and
+# those replaced by other APIs (a person rewrites those)
+GLOBAL_FUNCTION_RENAMES = {
+    "rand_range": "randf_range", "deg2rad": "deg_to_rad", "rad2deg": "rad_to_deg", "stepify": "snapped",
+    "range_lerp": "remap", "str2var": "str_to_var", "var2str": "var_to_str", "bytes2var": "bytes_to_var",
+    "var2bytes": "var_to_bytes", "linear2db": "linear_to_db", "db2linear": "db_to_linear",
+    "dict2inst": "dict_to_inst", "inst2dict": "inst_to_dict", "rand_seed": "rand_from_seed"}
+_GLOBALS_REPLACED = ("polar2cartesian", "cartesian2polar", "parse_json", "to_json", "validate_json")
+
+
 GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     # --- Godot 3 only ---
     SyntaxRule("export_keyword", "godot3", _r(r"^\s*export\b(\s*\([^)\n]*\))?\s+var\b"),
@@ -107,9 +117,7 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
                   r"global_position|clip_content)\b"),
                "rect_* properties", "position/size/... without the rect_ prefix", "rename", ("Control",)),
     SyntaxRule("renamed_global", "godot3",
-               _r(r"(?<![\w.])(?<!func )(rand_range|deg2rad|rad2deg|stepify|range_lerp|str2var|var2str|bytes2var|"
-                  r"var2bytes|linear2db|db2linear|polar2cartesian|cartesian2polar|dict2inst|inst2dict|"
-                  r"rand_seed|parse_json|to_json|validate_json)\s*\("),
+               _r(r"(?<![\w.])(?<!func )(" + "|".join((*GLOBAL_FUNCTION_RENAMES, *_GLOBALS_REPLACED)) + r")\s*\("),
                "Godot 3 global function", "renamed @GlobalScope function (randf_range, deg_to_rad, ...)",
                "rename", ("randf_range", "deg_to_rad", "rad_to_deg", "snapped", "remap", "JSON")),
     # --- Godot 4 only ---
