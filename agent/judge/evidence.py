@@ -12,11 +12,11 @@ import re
 
 from agent.judge.base import JudgeInput, JudgeOutcome
 from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping, mapping_for
-from agent.judge.facts import AST_KINDS, CodeFacts, Finding, is_gdscript, looks_like_noise
+from agent.judge.facts import AST_KINDS, CodeFacts, Finding, is_gdscript, looks_like_noise, signal_renames
 from agent.judge.lexer import lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
-from agent.judge.rewrite import mechanical_rewrite, rename_in, rewrite_fragment
+from agent.judge.rewrite import mechanical_rewrite, rename_in, rename_signals, rewrite_fragment
 from agent.judge.snippets import expression_at, statement_at
 from agent.judge.syntax_rules import VELOCITY_DECLARATION
 from agent.models import Judgment, SuggestedChange
@@ -97,22 +97,34 @@ class EvidenceJudge:
         changes: list[SuggestedChange] = []
         reasons: list[str] = []
         renames: dict[str, str] = {}
+        named: dict[int, str] = {}  # quote offset of a by-name use -> the new member name ("" = not mechanical)
         at: dict[int, int] = {}  # change index -> offset in the chunk: items are listed in code order
         label = "migration_required"
+        signals = signal_renames(facts)
         syntax = [(f, self._syntax_change(f, inp)) for f in facts.godot3_syntax]
         covered = {c.evidence_id for _, (c, _) in syntax if c is not None}
         # one item per call: a syntax rewrite (`yield(t, "timeout")` -> `await t.timeout`) beats an API row that
         # only says the name is gone; an API rename (`str2var(x)` -> `str_to_var(x)`) beats a described rule
         rewritten = {c.old for f, (c, _) in syntax if c is not None and c.new and c.new != f.rule.new}
+        moved = {f.signal_gone.rsplit(".", 1)[-1] for f, (c, _) in syntax if f.signal_gone and c is not None and c.new}
+        # `connect("hide", ...)` -> `hidden.connect(...)`: the rewrite already shows the signal's rename
+        moved |= {old for old, new in signals.items() for f, (c, _) in syntax
+                  if c is not None and c.new and f.rule is not None and f.rule.name in _SIGNAL_RULES
+                  and re.search(rf"\b{re.escape(new)}\b", c.new) and re.search(rf"\b{re.escape(old)}\b", c.old or "")}
         for f in facts.godot3_api:
             hit = f.mapping
             assert hit is not None
             md = hit.metadata
             target = md.get("target_api")
             old, new = self._api_old_new(f, inp, target)
-            if new is None and old in rewritten:
-                continue
-            renames[f.name] = target or ""
+            if (new is None and old in rewritten) or f.name in moved:
+                continue  # the `connect` item says where the signal moved, or its new name
+            if f.named_at >= 0:
+                named[f.named_at] = _named_target(f, target) or ""
+            elif f.name in signals:
+                pass  # renamed where the code uses it as a signal (`mechanical_rewrite(..., signals)`)
+            else:
+                renames[f.name] = target or ""
             if hit.record_id in covered:
                 continue  # a syntax finding already shows this change, with the whole call
             doc_id, url = docs_url_for(hit, ev)
@@ -127,8 +139,10 @@ class EvidenceJudge:
                                            + (" (receiver type unknown)" if f.weak else ""),
                                            old_docs_url=_url_34(f, inp)))
             ids += [i for i in hit.metadata.get("evidence_chunk_ids") or [] if i in ev.ids()]
-            reasons.append(f"`{f.name}` is Godot 3 API -> `{target or 'removed'}` [{hit.record_id}]"
-                           + (f" on {f.receiver}" if f.receiver else ""))
+            reason = (f"`{f.name}` is Godot 3 API -> `{target or 'removed'}` [{hit.record_id}]"
+                      + (f" on {f.receiver}" if f.receiver else ""))
+            if reason not in reasons:  # one reason per API, one item per use
+                reasons.append(reason)
             label = "deprecated_or_removed_api" if not target else "godot3_api_in_godot4"
             for proto in labels[:1]:
                 if proto.metadata.get("label") in ("godot3_api_in_godot4", "deprecated_or_removed_api",
@@ -148,7 +162,8 @@ class EvidenceJudge:
         if facts.godot3_syntax and not reasons_api:
             label = "migration_required"
         changes = [c for _, c in sorted(enumerate(changes), key=lambda kc: (at.get(kc[0], -1), kc[0]))]
-        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared) if facts.is_gdscript else None
+        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, named, signals) \
+            if facts.is_gdscript and not any(f.signal_gone for f in facts.godot3_syntax) else None
         shadow = self._velocity_shadow(inp)
         if shadow is not None:
             change, cited, default = shadow
@@ -204,6 +219,9 @@ class EvidenceJudge:
             return f.name, target
         old = expression_at(inp.chunk.code_text, f.start) or f.name
         member = f.name.rsplit(".", 1)[-1]
+        new_member = _named_target(f, target)
+        if f.named_at >= 0:  # `call_deferred("change_scene", p)`: the string names the member
+            return old, old.replace(f.text, f.text[0] + new_member + f.text[-1], 1) if new_member else target
         new_member = (target or "").rsplit(".", 1)[-1]
         if not target or not new_member.isidentifier():
             return old, target
@@ -231,6 +249,15 @@ class EvidenceJudge:
             call = expression_at(text, f.start + 1)  # the finding starts at the parent call's dot
             old, new = f".{call}", f"super.{call}"
         new = new or rule.new or None
+        renamed = signal_renames(inp.facts)
+        signal_ids: list[str] = []
+        if new and renamed and rule.name in _SIGNAL_RULES:  # `connect("hide", self, "f")` -> `hidden.connect(f)`
+            before, new = new, rename_signals(new, renamed)
+            signal_ids = [a.mapping.record_id for a in inp.facts.godot3_api if new != before and a.mapping is not None
+                          and a.name in renamed and re.search(rf"\b{re.escape(a.name)}\b", old)][:1]
+        moved, moved_note = _moved_signal(f.signal_gone, ev) if f.signal_gone else (None, "")
+        if f.signal_gone:  # `get_tree().connect("network_peer_connected", ...)`: no such signal on 4.x's SceneTree
+            new = moved
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
         # the curated/converter row documents a syntax change; a row derived from the API index only says
         # what 3.4 defined, so it never stands in for the change itself
@@ -255,12 +282,41 @@ class EvidenceJudge:
         else:
             labels = hits_mentioning(ev, cues, limit=2, tables=("label_prototypes",))
             labels = sorted(labels, key=lambda h: h.metadata.get("label") not in _GODOT3_LABELS)
-        cited += [h.record_id for h in labels[:1] if h.record_id != evidence_id]
+        cited += [h.record_id for h in labels[:1] if h.record_id != evidence_id] + signal_ids
         if url is None:
             url = next((u for u in (docs_url_of(h, ev) for h in labels) if u), None)
         return SuggestedChange(old=old, new=new, change_type=rule.change_type, evidence_id=evidence_id,
                                docs_url=url, note=f"line {self._line(inp, f)}: {rule.name}"
-                               + (f"; {rule.caveat}" if rule.caveat else "")), cited
+                               + (f"; {rule.caveat}" if rule.caveat else "")
+                               + (f"; {moved_note}" if moved_note else "")
+                               + "".join(f"; the signal is renamed [{i}]" for i in signal_ids)), cited
+
+
+_SIGNAL_RULES = ("connect_string_method", "disconnect_string_method", "yield")
+"""Syntax rules whose rewrite names a signal (`hide.connect(f)`, `await obj.hide`)."""
+
+
+def _moved_signal(gone: str, ev) -> tuple[str | None, str]:
+    """`SceneTree.network_peer_connected` -> (where Godot 4 has it, a note), when a retrieved signal rename says so."""
+    name = gone.rsplit(".", 1)[-1]
+    for hit in ev.api_mapping_evidence:
+        md = hit.metadata
+        classes = (md.get("provenance") or {}).get("classes") or []
+        if md.get("source_api") == name and md.get("target_api") and classes and md.get("status") != "rejected":
+            moved = f"{classes[0]}.{md['target_api']}"
+            return moved, f"Godot 4 has no signal {gone}: it is {moved} [{hit.record_id}]"
+    return None, f"Godot 4 has no signal {gone}"
+
+
+def _named_target(f: Finding, target: str | None) -> str | None:
+    """The member a by-name use is renamed to, when only the name changes (not the class: `OS` -> `Time`)."""
+    if not target or f.named_at < 0:
+        return None
+    owner, _, member = target.rpartition(".")
+    old_owner = f.name.rpartition(".")[0]
+    if owner and owner != old_owner and not (old_owner == "" and owner == (f.receiver or owner)):
+        return None
+    return member if member.isidentifier() else None
 
 
 def _anchor_url(chunk_id: str, url: str | None) -> str | None:

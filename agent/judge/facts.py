@@ -15,8 +15,8 @@ from typing import Literal
 from agent.apiindex import V3, V4, per_version_type, type_in, type_label
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
-from agent.judge.receivers import (Scope, infer_var_types, is_continuation, receiver_type, role_at, scope_of,
-                                   signal_string_uses)
+from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, is_continuation, receiver_type,
+                                   role_at, scope_of, signal_string_uses)
 from agent.judge.syntax_rules import DIRECT_RULES, GDSCRIPT_RULES, SyntaxRule
 from agent.models import Chunk, EvidenceBundle, RetrievalHit
 
@@ -74,6 +74,10 @@ class Finding:
     """An unresolved receiver whose member no 4.x class defines: lowers confidence, never the verdict alone."""
     receiver: str | None = None
     """The resolved type the member was used on, when known."""
+    named_at: int = -1
+    """Offset of the opening quote when the member is named by a string (`call_deferred("update")`)."""
+    signal_gone: str | None = None
+    """`SceneTree.network_peer_connected`: the signal a string `connect` names, which the receiver's 4.x class lacks."""
 
 
 @dataclass
@@ -89,6 +93,8 @@ class CodeFacts:
     unsafe: list[str] = field(default_factory=list)
     noise: list[str] = field(default_factory=list)
     scope: Scope | None = None
+    named: list[NamedUse] = field(default_factory=list)
+    """Members named by string literals (`call_deferred("change_scene", p)`), in code order."""
 
     @property
     def godot3_syntax(self) -> list[Finding]:
@@ -145,10 +151,25 @@ _ROLE_KINDS = {"call": ("method",), "property": ("property",), "signal": ("signa
 MarginContainer's theme constant."""
 _GLOBAL_SCOPES = ("@GlobalScope", "@GDScript")
 
+# Every Godot 3 use becomes its own migration item (each line that must change), up to this many per rule or
+# API and chunk; one Godot 4 use per rule is enough for a verdict.
+MAX_USES_PER_RULE = 12
+
 
 def _roles_of(md: dict) -> tuple[str, ...] | None:
     """Roles a mapping applies in (its table's kind); None means any (syntax rows, project settings)."""
     return _KIND_ROLES.get(str((md.get("provenance") or {}).get("kind") or ""))
+
+
+def signal_renames(facts: CodeFacts) -> dict[str, str]:
+    """`hide` -> `hidden`: the signal renames among the chunk's Godot 3 API findings (signal uses only)."""
+    out: dict[str, str] = {}
+    for f in facts.godot3_api:
+        md = f.mapping.metadata if f.mapping is not None else {}
+        new = str(md.get("target_api") or "").rsplit(".", 1)[-1]
+        if _roles_of(md) == ("signal",) and "." not in f.name and new.isidentifier():
+            out[f.name] = new
+    return out
 
 
 def _use_role(masked: str, m: re.Match[str], source: str) -> str:
@@ -226,6 +247,7 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 # A member name counts only with a receiver (`get_tree().change_scene(`): a bare
                 # `change_scene()` may be the script's own function, declared in another chunk.
                 pattern = re.compile(rf"\.\s*{re.escape(source)}\b")
+        uses = 0
         for m in pattern.finditer(masked):
             role = _use_role(masked, m, source)
             if roles is not None and role not in roles:
@@ -244,7 +266,9 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             text = facts.lexed.text[m.start() : m.end()].strip()
             out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit, start=m.start(),
                                receiver=type_label(receiver) if receiver else None))
-            break
+            uses += 1
+            if uses == MAX_USES_PER_RULE:
+                break  # every use is its own migration item, as for the syntax rules
     return out
 
 
@@ -329,6 +353,91 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             seen.add(member)
             out.append(found)
     return out
+
+
+def _named_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None,
+                    chunk_file: str = "") -> list[Finding]:
+    """Members named by a string (`get_tree().call_deferred("change_scene", p)`, `set("rect_size", s)`).
+
+    Only on a receiver the code makes known, an Object whose 3.4 class documents the member in that role
+    and whose 4.x class lacks it; a bare call counts only where the project shows the whole script and it
+    declares no function of that name. The mapping is the converter's rename, else the derived row.
+    """
+    api = project.api if project else None
+    if api is None or facts.scope is None or not facts.named or not api.complete_v4:
+        return []
+    masked, text = facts.lexed.masked, facts.lexed.text
+    out: list[Finding] = []
+    for use in facts.named:
+        if use.name in facts.declared:
+            continue
+        if use.dot >= 0:
+            receiver = receiver_type(text, masked, use.dot, facts.scope)
+        else:
+            known = project.declared.get(chunk_file) if chunk_file else None
+            receiver = facts.scope.own_class if known is not None and use.name not in known else None
+        kinds = _ROLE_KINDS[use.role]
+        if receiver is None or not api.has_class(V3, receiver) or not api.is_a(V3, receiver, "Object"):
+            continue
+        old = api.lookup(V3, receiver, use.name, kinds)
+        if old is None or (api.has_class(V4, receiver) and api.lookup(V4, receiver, use.name, kinds)):
+            continue
+        if use.dot >= 0 and api.defined_below(V4, receiver, use.name, kinds):
+            continue
+        hit = _mapping_of(evidence, (use.name, f"{old.class_name}.{use.name}"), use.role, project, receiver)
+        if hit is None:
+            continue
+        out.append(Finding("godot3", "api", str(hit.metadata.get("source_api")),
+                           text[use.quote : use.quote + len(use.name) + 2], _line_of(masked, use.call), mapping=hit,
+                           start=use.call, receiver=type_label(receiver), named_at=use.quote))
+    return out
+
+
+def _mapping_of(evidence: EvidenceBundle, sources: tuple[str, ...], role: str, project: ProjectContext | None,
+                receiver: str) -> RetrievalHit | None:
+    """The first retrieved mapping of one of `sources` (in that order) that applies in `role` on `receiver`."""
+    for source in sources:
+        for hit in evidence.api_mapping_evidence:
+            md = hit.metadata
+            if md.get("source_api") != source or md.get("status") == "rejected" \
+                    or md.get("change_type") in ("behavior_change", "unchanged"):
+                continue
+            roles = _roles_of(md)
+            if (roles is None or role in roles) and _in_scope(project, receiver, (md.get("provenance") or {}).get("classes") or []):
+                return hit
+    return None
+
+
+def _signal_gone(facts: CodeFacts, finding: Finding, evidence: EvidenceBundle,
+                 project: ProjectContext | None) -> str | None:
+    """`get_tree().connect("network_peer_connected", ...)`: the named signal, when the receiver's 4.x class lacks it.
+
+    Then `obj.sig.connect(callable)` is no rewrite: in Godot 4 the signal lives elsewhere (MultiplayerAPI).
+    """
+    api = project.api if project else None
+    if api is None or facts.scope is None or not api.complete_v4:
+        return None
+    masked = facts.lexed.masked
+    name = next((content for _, content, quote in facts.lexed.strings if finding.start <= quote < finding.start + 80), "")
+    b = finding.start - 1
+    while b >= 0 and masked[b] in " \t":
+        b -= 1
+    if b >= 0 and masked[b] == ".":
+        receiver = receiver_type(facts.lexed.text, masked, b, facts.scope)
+    else:
+        receiver = facts.scope.own_class
+    if not name or receiver is None or not api.has_class(V4, receiver):
+        return None
+    old = api.lookup(V3, receiver, name, ("signal",))
+    if old is None or api.lookup(V4, receiver, name, ("signal",)) or api.defined_below(V4, receiver, name, ("signal",)):
+        return None
+    for hit in evidence.api_mapping_evidence:  # renamed on the same class (`hide` -> `hidden`): rewritten in place
+        md = hit.metadata
+        new = str(md.get("target_api") or "").rsplit(".", 1)[-1]
+        if md.get("source_api") == name and _roles_of(md) == ("signal",) and new.isidentifier() \
+                and api.lookup(V4, receiver, new, ("signal",)):
+            return None
+    return f"{old.class_name}.{name}"
 
 
 _FUNC_HEAD = re.compile(r"^[ \t]*(?:static\s+)?func\s+([A-Za-z_]\w*)\s*\(", re.M)
@@ -529,11 +638,6 @@ def _rule_matches(rule: SyntaxRule, scan: str) -> Iterator[tuple[re.Match[str], 
             yield m, dot
 
 
-# Every Godot 3 use becomes its own migration item (each line that must change), up to this many per rule;
-# one Godot 4 use per rule is enough for a verdict.
-MAX_USES_PER_RULE = 12
-
-
 def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext | None = None) -> CodeFacts:
     """Compute the facts for one chunk and its retrieved evidence (and its project, when known)."""
     gd = is_gdscript(chunk)
@@ -551,6 +655,7 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         facts.scope = scope_of(chunk.code_text, masked, context,
                                own_class=_own_class(chunk, project), node_types=nodes, classes=classes,
                                node_classes=api.shared_node_classes() if api is not None else frozenset())
+        facts.named = by_name_uses(masked, lexed.strings)
         if api is not None:
             facts.scope.member_type = _member_type(api, classes)
             infer_var_types(chunk.surrounding_context, context, facts.scope)  # the script's member variables
@@ -575,6 +680,10 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         covered = {(f.name.rsplit(".", 1)[-1], f.line) for f in facts.godot3_api}
         facts.godot3.extend(f for f in _derived_findings(facts, evidence, project, chunk.source_file)
                             if (f.name.rsplit(".", 1)[-1], f.line) not in covered)  # a stated rename says more
+        facts.godot3.extend(_named_findings(facts, evidence, project, chunk.source_file))
+        for f in facts.godot3_syntax:
+            if f.rule is not None and f.rule.name in ("connect_string_method", "disconnect_string_method"):
+                f.signal_gone = _signal_gone(facts, f, evidence, project)
         old_overrides, new_overrides = _override_findings(facts, evidence, project, chunk.source_file)
         facts.godot3.extend(old_overrides)
         facts.godot4.extend(new_overrides)

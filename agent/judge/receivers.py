@@ -204,6 +204,41 @@ def signal_string_uses(masked: str, strings: list[tuple[str, str, int]]) -> dict
     return out
 
 
+# Godot's calls by name: the first argument is a string naming a method or a property of the receiver.
+# (`rpc("f")` names the script's own function; `Dictionary.get("key")` is no member: only an Object counts.)
+BY_NAME_ROLES: dict[str, Role] = {"call": "call", "call_deferred": "call", "callv": "call", "has_method": "call",
+                                  "set": "property", "get": "property", "set_deferred": "property"}
+_BY_NAME_CALL = re.compile(r"(?:(\.)\s*|(?<![\w.$%@]))(" + "|".join(BY_NAME_ROLES) + r")\s*\(\s*$")
+
+
+@dataclass(frozen=True)
+class NamedUse:
+    """`get_tree().call_deferred("change_scene", path)`: a member named by a string literal."""
+
+    name: str
+    role: Role
+    quote: int
+    """Offset of the string's opening quote."""
+    call: int
+    """Offset of the by-name function (`call_deferred`)."""
+    dot: int
+    """Offset of the `.` before that function, or -1: a bare call on the script's own object."""
+
+
+def by_name_uses(masked: str, strings: list[tuple[str, str, int]]) -> list[NamedUse]:
+    """Members named as the first, whole argument of `call`, `call_deferred`, `has_method`, `set`, `get`, ..."""
+    out: list[NamedUse] = []
+    for prefix, content, quote in strings:
+        if prefix or not re.fullmatch(r"[A-Za-z_]\w*", content):
+            continue
+        base = max(0, quote - 60)
+        m = _BY_NAME_CALL.search(masked, base, quote)
+        if not m or not re.match(r"\s*[,)]", masked[quote + len(content) + 2 : quote + len(content) + 40]):
+            continue
+        out.append(NamedUse(content, BY_NAME_ROLES[m.group(2)], quote, m.start(2), m.start(1) if m.group(1) else -1))
+    return out
+
+
 def is_continuation(masked: str, start: int) -> bool:
     """A line starting with `.` continues an expression (Godot 4 chains) unless it follows a finished statement.
 

@@ -8,6 +8,7 @@ Comments and strings are never touched: matches are located on the masked text.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren
@@ -326,6 +327,18 @@ def rename_in(fragment: str, old: str, new: str) -> str | None:
     return out if out != fragment else None
 
 
+_SIGNAL_USE = r"(?=\s*\.\s*(?:connect|disconnect|emit|is_connected)\s*\()"
+
+
+def rename_signals(code: str, signals: Mapping[str, str]) -> str:
+    """`hide.connect(f)` -> `hidden.connect(f)`: signal renames apply to signal uses only, never `$Label.hide()`."""
+    for old, new in signals.items():
+        code = _sub_in_code(code, re.compile(rf"(?<![\w$%]){re.escape(old)}\b{_SIGNAL_USE}"), lambda m, o, n=new: n)
+        code = _sub_in_code(code, re.compile(rf"(\bawait\b[^\n]*?\.\s*){re.escape(old)}\b(?!\s*\()"),
+                            lambda m, o, n=new: o[: len(m.group(1))] + n)  # `await obj.hide` (from `yield`)
+    return code
+
+
 def rewrite_fragment(fragment: str, declared: set[str] = frozenset()) -> str | None:
     """The Godot 4 form of one statement or call, on one line ('; '-joined), or None if not mechanical."""
     try:
@@ -340,12 +353,25 @@ def rewrite_fragment(fragment: str, declared: set[str] = frozenset()) -> str | N
     return "; ".join(part.strip() for part in new.split("\n") if part.strip())
 
 
-def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str]) -> str | None:
-    """The Godot 4 form of `code`, or None when the migration is not purely mechanical."""
+def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
+                       named: dict[int, str] | None = None, signals: Mapping[str, str] | None = None) -> str | None:
+    """The Godot 4 form of `code`, or None when the migration is not purely mechanical.
+
+    `named` maps the opening quote of a by-name use (`call_deferred("update")`) to its new member name;
+    an empty name (removed, or moved to another class) makes the rewrite not mechanical. `signals`
+    are signal renames (`hide` -> `hidden`), applied to the rewritten signal uses only.
+    """
+    source = code
+    for quote, member in sorted((named or {}).items(), reverse=True):
+        end = code.index(code[quote], quote + 1)
+        if not member:
+            return None
+        code = code[: quote + 1] + member + code[end:]
     try:
         new = _rewrite_lines(code, declared=declared)
     except _NotMechanical:
         return None
+    new = rename_signals(new, signals or {})
     for old, target in renames.items():
         if "." in old:
             owner, member = old.rsplit(".", 1)
@@ -357,7 +383,7 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str]) -
         if not target or not re.fullmatch(r"[A-Za-z_][\w.]*", target):
             return None  # removed or described API: needs a human
         new = _sub_in_code(new, pattern, lambda m, o, t=target: t)
-    if new == code:
+    if new == source:
         return None
     masked = lex(new).masked
     if any(r.version == "godot3" and r.pattern.search(masked) for r in GDSCRIPT_RULES):

@@ -113,14 +113,23 @@ _CODE_TERM_LIMIT = 64
 def code_roles(code: str, *, gdscript: bool = True) -> dict[str, list[str]]:
     """name -> roles (`call`, `property`, `constant`, `class`, `name`) of the identifiers the code uses.
 
+    Members named by a string count too: in a by-name call (`call_deferred("change_scene", p)`) as calls or
+    properties, in `connect("hide", ...)` / `emit_signal("hide")` as signals.
+
     Bare names (`translation.x += 1`: a property of the script's own class) count in GDScript only,
     of 4 characters or more and not declared by the code itself (its vars, params, loop variables);
     a scene's `instance=` or `type=` is no code.
     """
     from agent.judge.lexer import lex  # the one GDScript lexer: comments and strings never count
+    from agent.judge.receivers import by_name_uses, signal_string_uses
 
-    masked = lex(code).masked
+    lexed = lex(code)
+    masked = lexed.masked
     roles: dict[str, dict[str, None]] = {}
+    for use in by_name_uses(masked, lexed.strings) if gdscript else ():  # `call_deferred("change_scene", p)`
+        roles.setdefault(use.name, {})[use.role] = None
+    for name in signal_string_uses(masked, lexed.strings) if gdscript else ():  # `connect("hide", self, "f")`
+        roles.setdefault(name, {})["signal"] = None
     for m in _MEMBER_USE.finditer(masked):
         roles.setdefault(m.group(1), {})["call" if m.group(2) else "property"] = None
     for m in _BARE_CALL.finditer(masked):

@@ -14,7 +14,7 @@ from agent.retrieve.query import split_trace
 from tests.retrieve.helpers import find_chunk, gd_chunks
 
 _BOTH = [("Object", ""), ("Node", "Object"), ("Node2D", "Node"), ("Control", "Node"), ("Button", "Control"),
-         ("World2D", "Object"), ("JSON", "Object"), ("@GlobalScope", ""), ("@GDScript", "")]
+         ("World2D", "Object"), ("JSON", "Object"), ("SceneTree", "Object"), ("@GlobalScope", ""), ("@GDScript", "")]
 
 
 def _index() -> ApiIndex:
@@ -26,6 +26,7 @@ def _index() -> ApiIndex:
         entries.append(ApiEntry(v, "Node2D", "get_world_2d", "method", return_type="World2D"))
         entries.append(ApiEntry(v, "Node", "get_parent", "method", return_type="Node"))
         entries.append(ApiEntry(v, "@GlobalScope", "str", "method"))
+        entries.append(ApiEntry(v, "Node", "get_tree", "method", return_type="SceneTree"))
     entries += [
         # the space state class was renamed, and its ray query takes one parameters object in 4.x
         ApiEntry(V3, "World2D", "direct_space_state", "property", return_type="Physics2DDirectSpaceState"),
@@ -52,6 +53,10 @@ def _index() -> ApiIndex:
         ApiEntry(V4, "Control", "_get_drag_data", "method", arg_count=1,
                  signature="Variant _get_drag_data(at_position: Vector2) virtual const"),
         ApiEntry(V3, "Control", "get_minimum_size", "method", signature="Vector2 get_minimum_size() const"),
+        # members named by strings: `call_deferred("change_scene", p)`, `connect("network_peer_connected", ...)`
+        ApiEntry(V3, "SceneTree", "change_scene", "method"), ApiEntry(V4, "SceneTree", "change_scene_to_file", "method"),
+        ApiEntry(V3, "Control", "update", "method"), ApiEntry(V4, "Control", "queue_redraw", "method"),
+        ApiEntry(V3, "SceneTree", "network_peer_connected", "signal"),
     ]
     classes += [ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
                 ClassEntry(V3, "JSONParseResult", "Object")]
@@ -70,7 +75,14 @@ def _derived(source: str, kind: str, target: str | None = None) -> RetrievalHit:
 _HITS = [_derived("JSONParseResult.result", "property"), _derived("Button.pressed", "property"),
          _derived("Control.margin_left", "property"), _derived("@GDScript.parse_json", "method"),
          _derived("Control.get_drag_data", "method", "Control._get_drag_data"),
-         _derived("Control.get_minimum_size", "method")]
+         _derived("Control.get_minimum_size", "method"),
+         _derived("SceneTree.change_scene", "method", "SceneTree.change_scene_to_file"),
+         _derived("Control.update", "method", "Control.queue_redraw"),
+         RetrievalHit(table="api_mapping", record_id="converter:network_peer_connected", title="network_peer_connected",
+                      content="", score=1.0, metadata={
+                          "source_api": "network_peer_connected", "target_api": "peer_connected", "change_type": "rename",
+                          "status": "candidate", "documented_in_godot4": False,
+                          "provenance": {"source": "converter", "kind": "signal", "classes": ["MultiplayerAPI"]}})]
 
 
 def _facts(code: str, needle: str, files: dict[str, str] | None = None):
@@ -196,3 +208,48 @@ def test_an_override_of_a_callback_only_one_version_has():
     assert not _godot3(both, "func get_drag_data")
     assert not _godot3("extends Control\n\nfunc get_minimum_size():\n\treturn 1\n", "get_minimum_size")  # not virtual
     assert not _godot3("extends Node\n\nfunc get_drag_data(position):\n\treturn 1\n", "get_drag_data")
+
+
+def _decide(code: str, needle: str):
+    chunk, project, facts, bundle = _facts(code, needle)
+    inp = JudgeInput(prompt="is this Godot 4?", trace=split_trace(chunk, "p"), chunk=chunk, evidence=bundle,
+                     project=project)
+    inp.facts = facts
+    return EvidenceJudge().decide(inp)
+
+
+def test_a_member_named_by_a_string_is_a_use_of_it():
+    """`get_tree().call_deferred("change_scene", p)` calls SceneTree.change_scene as surely as `.change_scene(p)`."""
+    code = ('extends Control\n\nfunc f():\n\tget_tree().call_deferred("change_scene", "res://a.tscn")\n'
+            '\tcall_deferred("update")\n')
+    assert _godot3(code, "call_deferred") == [("SceneTree.change_scene", False, "SceneTree"),
+                                              ("Control.update", False, "Control")]
+    judgment = _decide(code, "call_deferred")
+    assert [(c.old, c.new) for c in judgment.suggested_changes] == [
+        ('get_tree().call_deferred("change_scene", "res://a.tscn")',
+         'get_tree().call_deferred("change_scene_to_file", "res://a.tscn")'),
+        ('call_deferred("update")', 'call_deferred("queue_redraw")')]
+    assert 'call_deferred("change_scene_to_file", "res://a.tscn")' in judgment.suggested_code
+    assert 'call_deferred("queue_redraw")' in judgment.suggested_code
+
+
+def test_a_string_that_names_no_engine_member_is_no_finding():
+    """The script's own `update()`, a dictionary key, an unknown receiver and plain text say nothing."""
+    own = 'extends Control\n\nfunc update():\n\tpass\n\n\nfunc f():\n\tcall_deferred("update")\n'
+    assert not _godot3(own, 'call_deferred("update")')
+    other = ('extends Control\n\nfunc f(data, thing):\n\tdata.get("update")\n\tthing.call("change_scene")\n'
+             '\tprint("update")\n\tcall_deferred("queue_redraw")\n')
+    assert not _godot3(other, "data.get")
+
+
+def test_a_string_connect_to_a_signal_that_moved_is_not_rewritten_in_place():
+    """`get_tree().connect("network_peer_connected", ...)`: 4.x's SceneTree has no such signal, so
+    `get_tree().network_peer_connected.connect(...)` would not run; the item says where it is instead."""
+    code = 'extends Node\n\nfunc f():\n\tget_tree().connect("network_peer_connected", self, "_on_peer")\n'
+    judgment = _decide(code, "connect")
+    assert [(c.old, c.new) for c in judgment.suggested_changes] == [
+        ('get_tree().connect("network_peer_connected", self, "_on_peer")', "MultiplayerAPI.peer_connected")]
+    assert "converter:network_peer_connected" in judgment.suggested_changes[0].note
+    assert judgment.suggested_code is None
+    kept = 'extends Node\n\nfunc f():\n\t$Button.connect("pressed", self, "_on_p")\n'
+    assert _decide(kept, "connect").suggested_changes[0].new == "$Button.pressed.connect(_on_p)"

@@ -69,10 +69,17 @@ async def test_hud_method_hide_is_not_the_godot3_signal(retriever, evidence_judg
         assert not out.judgment.migration_required
 
 
-async def test_a_signal_use_of_the_renamed_signal_is_still_flagged(retriever, evidence_judge):
-    code = 'extends Control\n\nfunc _ready():\n\tconnect("hide", self, "_on_hide")\n'
-    _, out = await _judge(retriever, evidence_judge, code, needle='connect("hide"')
-    assert out.judgment.version_signal == "godot3"
+async def test_a_signal_use_of_the_renamed_signal_is_still_flagged(retriever, evidence_judge, api):
+    """The rewrite renames the signal where it is one (`hidden.connect`, `await self.hidden`), not `$Label.hide()`."""
+    code = ('extends Control\n\nfunc _ready():\n\tconnect("hide", self, "_on_hide")\n\t$Label.hide()\n'
+            '\tyield(self, "hide")\n')
+    for project in (None, api):
+        _, out = await _judge(retriever, evidence_judge, code, needle='connect("hide"', api=project)
+        j = out.judgment
+        assert j.version_signal == "godot3"
+        assert [c.new for c in j.suggested_changes] == ["hidden.connect(_on_hide)", "await self.hidden"], j
+        assert j.suggested_code is not None and "$Label.hide()" in j.suggested_code, j.suggested_code
+        assert "hidden.connect(_on_hide)" in j.suggested_code and "await self.hidden" in j.suggested_code
 
 
 async def test_a_class_only_mentioned_by_4x_pages_is_flagged(retriever, evidence_judge):
@@ -84,6 +91,7 @@ async def test_a_class_only_mentioned_by_4x_pages_is_flagged(retriever, evidence
 @pytest.mark.parametrize("code, source", [
     ("func f(camera):\n\tcamera.translation.x = 1.0\n", "translation"),
     ("func f(event):\n\tif event.button_index == BUTTON_LEFT:\n\t\tpass\n", "BUTTON_LEFT"),
+    ('func f():\n\tget_tree().call_deferred("change_scene", "res://a.tscn")\n', "change_scene"),  # named by a string
 ])
 def test_property_and_constant_uses_retrieve_their_mappings(retriever, code, source):
     inp = judge_input(retriever, gd_chunks(code)[-1])
