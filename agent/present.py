@@ -64,6 +64,17 @@ KIND_WORDS = {
 _DOCS_ANCHOR = re.compile(r"#([A-Za-z0-9_.-]+)(?::\d+)?$")
 
 
+def replacement_words(new: str | None, change_type: str | None) -> str:
+    """What replaces `old` in Godot 4: the new code, or why there is no one-line replacement.
+
+    Only a change the evidence calls `removed` is shown as removed; an item without `new` may also be a
+    behaviour or call-form change that a person rewrites from the cited docs.
+    """
+    if new:
+        return new
+    return "(removed in Godot 4)" if change_type == "removed" else "(no one-line replacement: see the docs)"
+
+
 def kind_words(kind: str | None) -> str:
     """`declaration_group` -> `variables and constants`; unknown kinds with spaces for underscores."""
     return KIND_WORDS.get(kind or "", (kind or "").replace("_", " "))

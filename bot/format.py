@@ -17,7 +17,7 @@ from typing import Any
 import discord
 
 from agent.graph.report import ChunkReport, Evidence, MigrationItem, Report
-from agent.present import source_words
+from agent.present import replacement_words, source_words
 
 from bot import limits
 from bot.limits import clip
@@ -145,7 +145,7 @@ def _item_field(item: MigrationItem) -> tuple[str, str]:
     name = lines_label(item.source_file, item.start_line, item.end_line)
     old, new = item.old or "?", item.new
     value = f"`{clip(safe_text(str(old)), 300)}` → " + (
-        f"`{clip(safe_text(str(new)), 300)}`" if new else "(removed)"
+        f"`{clip(safe_text(str(new)), 300)}`" if new else replacement_words(None, item.change_type)
     )
     if item.docs_url:
         value += f"\n[docs]({clip(item.docs_url, 400)})"

@@ -23,6 +23,7 @@ from agent.present import (
     file_summaries,
     item_citation,
     kind_words,
+    replacement_words,
     number_ranges,
 )
 
@@ -138,9 +139,9 @@ def migration_markdown(report: Mapping[str, Any], citations: Citations, limit: i
     for item in items[:limit]:
         chunk = chunks.get(item.get("chunk_id")) or by_place.get(
             (item.get("source_file"), item.get("start_line"), item.get("end_line")))
-        new = item.get("new") or "(removed: see the source)"
+        new = _code(item["new"]) if item.get("new") else replacement_words(None, item.get("change_type"))
         c = item_citation(item, chunk, citations)
-        out.append(f"| {_esc(_item_location(item))} | {_code(item.get('old'))} | {_code(new)} | {cite_mark(c) if c else ''} |")
+        out.append(f"| {_esc(_item_location(item))} | {_code(item.get('old'))} | {new} | {cite_mark(c) if c else ''} |")
     if len(items) > limit:
         out.append(f"\n…and {len(items) - limit} more in the JSON report.")
     return "\n".join(out)

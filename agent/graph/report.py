@@ -160,6 +160,8 @@ class MigrationItem(_Part):
     evidence_id: str | None
     old_docs_url: str | None = None
     """The Godot 3.4 page of what the code uses (the 4.x replacement is `docs_url`)."""
+    change_type: str | None = None
+    """`rename`, `removed`, `syntax_change`, ... (a chunk without suggested changes: its judgment label)."""
 
 
 class MigrationChange(_Part):

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent.models import Expansion
+from agent.present import replacement_words
 
 _CONFIG_VERSION = re.compile(r"^\s*config_version\s*=\s*(\d+)", re.MULTILINE)
 _FEATURES = re.compile(r"^\s*config/features\s*=\s*PackedStringArray\((.*)\)", re.MULTILINE)
@@ -183,7 +184,7 @@ def _summary(
     if items:
         parts.append(f"Migration items ({len(items)}):")
         for it in items:
-            change = f"{it['old']} -> {it['new'] or '(removed)'}" if it["old"] else (it["change_type"] or "change")
+            change = f"{it['old']} -> {replacement_words(it['new'], it['change_type'])}" if it["old"] else (it["change_type"] or "change")
             link = it["docs_url"] or it["evidence_id"] or ""
             parts.append(f"  {_lines(it)}: {change}" + (f" [{link}]" if link else ""))
     elif complete:
@@ -239,7 +240,7 @@ def direct_answer(text: str, rows: list[Mapping[str, Any]], verdict: Mapping[str
         answer = "There is no clear Godot 3 or Godot 4 signal in this snippet."
     if items:
         answer += " " + "; ".join(
-            f"line {it['line']}: {it['old']} -> {it['new'] or '(removed)'}" for it in items if it["old"]
+            f"line {it['line']}: {it['old']} -> {replacement_words(it['new'], it['change_type'])}" for it in items if it["old"]
         )
     return {
         "answer": answer.strip(),

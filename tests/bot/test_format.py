@@ -234,3 +234,24 @@ def test_a_long_answer_is_cut_at_a_paragraph_with_its_fence_closed_and_the_repor
     assert msg.content.endswith(fmt.FULL_ANSWER_ATTACHED)
     assert msg.truncated and msg.files
     assert_send_limits(msg.kwargs())
+
+
+def test_an_item_without_new_code_is_called_removed_only_when_its_change_is_a_removal():
+    from agent.graph.verdict import compute_verdict
+    from agent.present import Citations
+    from ui.render import migration_markdown
+
+    report = big_report(2)
+    report.migration_items[0].new, report.migration_items[0].change_type = None, "removed"
+    report.migration_items[1].new, report.migration_items[1].change_type = None, "behavior_change"
+    fields = [fmt._item_field(it)[1] for it in report.migration_items]
+    table = migration_markdown(report.model_dump(mode="json"), Citations()).splitlines()[-2:]
+    rows = []
+    for c, change in zip(report.chunks, ("removed", "behavior_change")):
+        row = c.model_dump(mode="json")
+        row["judgment"]["suggested_changes"] = [{"old": "x.f()", "new": None, "change_type": change}]
+        rows.append(row)
+    text = compute_verdict(rows, [])["summary"].splitlines()[-2:]
+    for removed, changed in (fields, table, text):
+        assert "removed in Godot 4" in removed and "removed" not in changed
+        assert "no one-line replacement" in changed
