@@ -67,6 +67,11 @@ class ApiEntry:
     def required_args(self) -> int:
         return self.arg_count - self.default_count
 
+    @property
+    def is_static(self) -> bool:
+        """`Image create(...) static`: called on the class, returning a new object (4.x qualifiers)."""
+        return bool(re.search(r"\)[\w\s]*\bstatic\b[\w\s]*$", self.signature))
+
     def accepts(self, n: int) -> bool:
         """Whether a call with `n` arguments fits this signature."""
         return self.required_args <= n and (self.vararg or n <= self.arg_count)

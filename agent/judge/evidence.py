@@ -245,6 +245,11 @@ class EvidenceJudge:
                 companion = statement_at(text, f.start + opener.end() - 1)
                 fragment, old = f"{old}\n{companion}", f"{old}; {companion}"
         new = rewrite_fragment(fragment, inp.facts.declared) if is_gdscript(inp.chunk) else None
+        if rule.name == "is_variable_type" and f.start >= 0:  # `p_obj is p_type` -> is_instance_of(p_obj, p_type)
+            line_start = text.rfind("\n", 0, f.start) + 1
+            m = re.search(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+$", text[line_start : f.start])
+            if m:
+                old, new = f"{m.group(1)} {f.text}", f"is_instance_of({m.group(1)}, {f.text.split()[-1]})"
         if rule.name == "super_dot_call" and f.start >= 0:  # `return .f(x)`: the call is the change
             call = expression_at(text, f.start + 1)  # the finding starts at the parent call's dot
             old, new = f".{call}", f"super.{call}"
@@ -270,7 +275,9 @@ class EvidenceJudge:
             labels = labels_for_mapping(mapping, ev)
             evidence_id, cited = mapping.record_id, [mapping.record_id, doc_id or ""]
         else:
-            support = hits_mentioning(ev, cues, limit=1)
+            # the page of the member itself (`Image.create`) before a page that mentions it
+            support = [h for h in ev.doc_evidence if rule.name == "call_form" and h.metadata.get("symbol") in cues][:1] \
+                or hits_mentioning(ev, cues, limit=1)
             if not support:  # the upgrading guide is the evidence for GDScript 2 syntax changes
                 support = [h for h in ev.doc_evidence if h.metadata.get("doc_type") == "migration"][:1]
             hit = support[0] if support else None

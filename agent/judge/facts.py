@@ -7,7 +7,6 @@ code) read the same facts, so they can never disagree about what the code contai
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from itertools import islice
 from dataclasses import dataclass, field
 from typing import Literal
@@ -15,9 +14,11 @@ from typing import Literal
 from agent.apiindex import V3, V4, per_version_type, type_in, type_label
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
-from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, is_continuation, receiver_type,
+from agent.judge.snippets import close_paren
+from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, receiver_type,
                                    role_at, scope_of, signal_string_uses)
-from agent.judge.syntax_rules import DIRECT_RULES, GDSCRIPT_RULES, SyntaxRule
+from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, FUNC_PARAMS, GDSCRIPT_RULES, SyntaxRule,
+                                      rule_matches)
 from agent.models import Chunk, EvidenceBundle, RetrievalHit
 
 AST_KINDS = {"class_extends", "class_name", "tool", "signal", "declaration_group", "enum", "function",
@@ -25,8 +26,6 @@ AST_KINDS = {"class_extends", "class_name", "tool", "signal", "declaration_group
 
 _DECLARED = re.compile(r"^\s*(?:static\s+)?(?:var|const|func|signal|class|enum|class_name)\s+([A-Za-z_]\w*)",
                        re.MULTILINE)
-_PARAMS = re.compile(r"\bfunc\s*[A-Za-z_]?\w*\s*\(([^)]*)\)")
-_FOR_VAR = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\b")
 _ENUM_BODY = re.compile(r"\benum\s*\w*\s*\{([^}]*)\}")
 _TYPE_ATTR = re.compile(r'\btype\s*=\s*"([A-Za-z_]\w*)"')
 
@@ -114,6 +113,12 @@ class CodeFacts:
         return bool(self.godot3 or self.godot4 or _GD_CUES.search(self.lexed.masked))
 
 
+def _declared_as_member(masked: str, name: str) -> bool:
+    """`name` is a function anywhere, or a script-level var/const/signal: not only a local or a parameter."""
+    return bool(re.search(rf"^(?:[ \t]*(?:static\s+)?func|(?:static\s+)?(?:var|const|signal))\s+{re.escape(name)}\b",
+                          masked, re.M))
+
+
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -121,12 +126,12 @@ def _line_of(text: str, offset: int) -> int:
 def declared_names(chunk: Chunk, masked: str) -> set[str]:
     """Names the code itself declares (vars, funcs, params, loop vars, enum members)."""
     names = set(_DECLARED.findall(masked))
-    for params in _PARAMS.findall(masked):
+    for params in FUNC_PARAMS.findall(masked):
         for p in params.split(","):
             m = re.match(r"\s*([A-Za-z_]\w*)", p)
             if m:
                 names.add(m.group(1))
-    names.update(_FOR_VAR.findall(masked))
+    names.update(FOR_VARIABLE.findall(masked))
     for body in _ENUM_BODY.findall(masked):
         names.update(re.findall(r"([A-Za-z_]\w*)\s*(?:=|,|$)", body))
     extra = chunk.extra.get("declared_names")
@@ -239,8 +244,10 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 out.append(Finding("godot3", "api", source, facts.lexed.text[start - 1 : start + len(source) + 1].strip(),
                                    _line_of(masked, start), mapping=hit, start=start))
                 continue
-            if source not in facts.identifiers or source in facts.declared:
+            if source not in facts.identifiers:
                 continue
+            if source in facts.declared and (source[:1].isupper() or _declared_as_member(masked, source)):
+                continue  # a local `var instance = scene.instance()` is no method of that name
             if source[:1].isupper():
                 pattern = re.compile(rf"(?<![\w.@]){re.escape(source)}\b")
             else:
@@ -581,8 +588,28 @@ def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None, uses:
 
 
 def _call_shape(entry, member: str) -> str:
-    """`intersect_ray(Vector2 from, Vector2 to, ...)`: the signature without its leading return type."""
-    return re.sub(r"^[^(]*?(?=\b" + re.escape(member) + r"\s*\()", "", entry.signature) if entry.signature else member
+    """`intersect_ray(Vector2 from, Vector2 to, ...)`: the signature without its return type and qualifiers."""
+    if not entry.signature:
+        return member
+    shape = re.sub(r"^[^(]*?(?=\b" + re.escape(member) + r"\s*\()", "", entry.signature)
+    return re.sub(r"\)[\w\s]*$", ")", shape)  # without the qualifiers (`const`, `static`)
+
+
+_STATEMENT_RECEIVER = re.compile(r"[ \t]*[a-z_]\w*(?:\s*\.\s*[a-z_]\w*)*[ \t]*")
+
+
+def _made_static_on_instance(masked: str, m: re.Match[str], old: list, new: list) -> bool:
+    """`image.create(...)` as a whole statement, on an instance, of a method only 4.x makes static.
+
+    Godot 4 would build a new object and drop it: the statement is Godot 3's in-place form.
+    """
+    if not all(e.is_static for e in new) or any(e.is_static for e in old):
+        return False
+    line_start = masked.rfind("\n", 0, m.start()) + 1
+    if not _STATEMENT_RECEIVER.fullmatch(masked, line_start, m.start()):
+        return False  # `var img = x.create(...)`, `return x.create(...)`, `Image.create(...)`
+    close = close_paren(masked, masked.index("(", m.end()))
+    return close >= 0 and re.match(r"[ \t]*(?:\n|$)", masked[close:]) is not None
 
 
 def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: list[MemberUse]) -> list[Finding]:
@@ -602,9 +629,25 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
         if not old or not new:
             continue
         n = _call_arg_count(masked, masked.index("(", m.end()))
-        if n is None or not any(e.accepts(n) for e in old) or any(e.accepts(n) for e in new):
+        made_static = _made_static_on_instance(masked, m, old, new)
+        if n is None or not made_static and (not any(e.accepts(n) for e in old) or any(e.accepts(n) for e in new)):
             continue
         old_type, new_type = type_in(V3, receiver), type_in(V4, receiver)
+        if made_static:  # `image.create(w, h, false, f)` fills `image` in 3.4; 4.x returns a new Image
+            text = facts.lexed.text
+            target = text[masked.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
+            call = re.sub(r"\s*\n\s*", " ", text[m.start() + 1 : close_paren(masked, masked.index("(", m.end()))])
+            rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)),
+                              old=f"{old_type}.{_call_shape(old[0], member)}",
+                              new=f"{target} = {new_type}.{call}".replace("( ", "(").replace(" )", ")")
+                              if any(e.accepts(n) for e in new) else f"{target} = {new_type}.{_call_shape(new[0], member)}",
+                              change_type="signature_change", cues=(f"{new_type}.{member}",),
+                              mapping_keys=(f"{old_type}.{member}",),
+                              caveat=f"Godot 4's {new_type}.{member} is static: it returns a new object")
+            start = m.start() + masked[m.start():].index(member)
+            out.append(Finding("godot3", "syntax", "call_form", facts.lexed.text[start : m.end()],
+                               _line_of(masked, start), rule, start=start, receiver=old_type))
+            break
         rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)),
                           old=f"{old_type}.{_call_shape(old[0], member)}", new=f"{new_type}.{_call_shape(new[0], member)}",
                           change_type="signature_change", cues=(member,), mapping_keys=(f"{old_type}.{member}",))
@@ -623,21 +666,6 @@ def _own_class(chunk: Chunk, project: ProjectContext | None) -> str | None:
     return m.group(1) if m else None
 
 
-def _rule_matches(rule: SyntaxRule, scan: str) -> Iterator[tuple[re.Match[str], int]]:
-    """The rule's matches and where each change begins.
-
-    A `.method()` line counts only when it is not an expression's continuation, and its change begins at
-    the parent call's own dot (`return .f(x)`: the call is the change, not the statement).
-    """
-    for m in rule.pattern.finditer(scan):
-        if rule.name != "super_dot_call":
-            yield m, m.start()
-            continue
-        dot = scan.rindex(".", m.start(), m.end())  # the parent call's own dot, not one in `a.b = .f()`
-        if not is_continuation(scan, dot):
-            yield m, dot
-
-
 def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext | None = None) -> CodeFacts:
     """Compute the facts for one chunk and its retrieved evidence (and its project, when known)."""
     gd = is_gdscript(chunk)
@@ -651,19 +679,21 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         api = project.api if project else None
         classes = api.class_names() if api is not None else frozenset()
         nodes = project.scene_nodes.get(chunk.source_file, {}) if project else {}
-        context = lex(chunk.surrounding_context).masked
+        inherited = project.inherited_vars.get(chunk.source_file, "") if project else ""
+        surrounding = f"{chunk.surrounding_context}\n{inherited}" if inherited else chunk.surrounding_context
+        context = lex(surrounding).masked  # the script's members, then those of its project base scripts
         facts.scope = scope_of(chunk.code_text, masked, context,
                                own_class=_own_class(chunk, project), node_types=nodes, classes=classes,
                                node_classes=api.shared_node_classes() if api is not None else frozenset())
         facts.named = by_name_uses(masked, lexed.strings)
         if api is not None:
             facts.scope.member_type = _member_type(api, classes)
-            infer_var_types(chunk.surrounding_context, context, facts.scope)  # the script's member variables
+            infer_var_types(surrounding, context, facts.scope)  # the script's member variables
             infer_var_types(chunk.code_text, masked, facts.scope)
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
     for rule in rules:
-        for m, begin in islice(_rule_matches(rule, scan), MAX_USES_PER_RULE if rule.version == "godot3" else 1):
+        for m, begin in islice(rule_matches(rule, scan), MAX_USES_PER_RULE if rule.version == "godot3" else 1):
             text = chunk.code_text[begin : m.end()].strip()
             lead = len(scan[begin : m.end()]) - len(scan[begin : m.end()].lstrip())
             finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, begin + lead), rule,

@@ -24,6 +24,8 @@ _SECTION = re.compile(r"^\[(\w+)((?:[^\[\]]|\[[^\[\]]*\])*)\]\s*$", re.M)
 """A `[node ...]` header; its `groups=[...]` may span lines."""
 _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')
 _INNER_CLASS = re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M)
+_MEMBER_VAR = re.compile(r"^(?:(?:@\w+(?:\([^)\n]*\))?|onready|export(?:\([^)\n]*\))?)[ \t]+)*var[ \t][^\n]*", re.M)
+"""A script-level `var` line (column 0, with its annotations or Godot 3 keywords)."""
 _DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum)\s+([A-Za-z_]\w*)", re.M)
 _SCRIPT_PROP = re.compile(r"^script\s*=\s*ExtResource\(\s*\"?([^\")\s]+)\"?\s*\)", re.M)
 
@@ -42,6 +44,8 @@ class ProjectContext:
     """Script path -> names the script and its project base scripts declare (func, var, const, signal)."""
     class_names: frozenset[str] = frozenset()
     """Classes the project declares (`class_name X`, inner `class X`): never an engine class of either version."""
+    inherited_vars: dict[str, str] = field(default_factory=dict)
+    """Script path -> the member `var` lines of its project base scripts (`var image_texture: ImageTexture`)."""
 
     def script_class(self, path: str) -> str | None:
         return self.extends.get(path)
@@ -142,6 +146,9 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
 
     for path in own:
         ctx.declared[path] = frozenset().union(*(own.get(p, set()) for p in user_bases(path) or [path]))
+        inherited = [line for base in user_bases(path)[1:] for line in _MEMBER_VAR.findall(files.get(base) or "")]
+        if inherited:
+            ctx.inherited_vars[path] = "\n".join(inherited)
 
     def engine_base(path: str, seen: set[str]) -> str | None:
         base = raw_extends.get(path)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren
-from agent.judge.syntax_rules import GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES
+from agent.judge.syntax_rules import GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, declared_variables, rule_matches
 
 _SIMPLE_TYPES = {"int", "float", "bool", "String", "Vector2", "Vector3", "Color", "NodePath", "PackedScene",
                  "Texture", "Texture2D", "Resource", "Array", "Dictionary", "AudioStream", "Font", "Curve"}
@@ -75,6 +75,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     code = _rewrite_file_new(code)
     code = _rewrite_tween(code)
     code = _rewrite_os_window(code)
+    code = _rewrite_is_variable(code)
     if with_setget:  # shown per change only: Godot 4 runs the setter on in-class access too
         code = _sub_in_code(code, re.compile(r"^([ \t]*)((?:@\w+(?:\([^)\n]*\))?[ \t]+)*var\s+[^\n]*?)[ \t]+setget[ \t]+"
                                              r"(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$", re.M), _setget)
@@ -88,6 +89,16 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     for old, new in _OS_TIME.items():
         code = _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*{old}\b"), lambda m, o, new=new: new)
     return code
+
+
+_IS_VARIABLE = re.compile(r"(?<![\w.$%])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+is\s+([a-z_]\w*)\b(?!\s*[.(\[])")
+
+
+def _rewrite_is_variable(code: str) -> str:
+    """`p_obj is p_type` with a declared variable `p_type` -> `is_instance_of(p_obj, p_type)`."""
+    variables = declared_variables(lex(code).masked)
+    return _sub_in_code(code, _IS_VARIABLE, lambda m, o: f"is_instance_of({m.group(1)}, {m.group(2)})"
+                        if m.group(2) in variables else o)
 
 
 # obj.connect("sig", target, "method"[, [binds][, flags]]) -> obj.sig.connect(target.method[.bind(...)][, flags]);
@@ -348,7 +359,7 @@ def rewrite_fragment(fragment: str, declared: set[str] = frozenset()) -> str | N
     if new == fragment:
         return None
     masked = lex(new).masked
-    if any(r.version == "godot3" and r.pattern.search(masked) for r in GDSCRIPT_RULES):
+    if any(r.version == "godot3" and next(rule_matches(r, masked), None) for r in GDSCRIPT_RULES):
         return None
     return "; ".join(part.strip() for part in new.split("\n") if part.strip())
 
@@ -377,16 +388,18 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
             owner, member = old.rsplit(".", 1)
             pattern = re.compile(rf"\b{re.escape(owner)}\s*\.\s*{re.escape(member)}\b")
         elif old in declared:
-            continue
+            if old[:1].isupper():
+                continue
+            pattern = re.compile(rf"\.\s*{re.escape(old)}\b")  # `var instance = s.instance()`: the member only
         else:
             pattern = re.compile(rf"(?<![\w$%]){re.escape(old)}\b")
         if not target or not re.fullmatch(r"[A-Za-z_][\w.]*", target):
             return None  # removed or described API: needs a human
-        new = _sub_in_code(new, pattern, lambda m, o, t=target: t)
+        new = _sub_in_code(new, pattern, lambda m, o, t=target: ("." if o.startswith(".") else "") + t)
     if new == source:
         return None
     masked = lex(new).masked
-    if any(r.version == "godot3" and r.pattern.search(masked) for r in GDSCRIPT_RULES):
+    if any(r.version == "godot3" and next(rule_matches(r, masked), None) for r in GDSCRIPT_RULES):
         return None
     for old in renames:
         if old not in declared and re.search(rf"(?<![\w$%.]){re.escape(old.rsplit('.', 1)[-1])}\s*\(", masked) \

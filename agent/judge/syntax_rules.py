@@ -9,7 +9,10 @@ whose text mentions them).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from agent.judge.receivers import is_continuation
 
 
 @dataclass(frozen=True)
@@ -105,11 +108,18 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
                caveat="the function gets no userdata argument; pass values with bind()"),
     SyntaxRule("pool_array", "godot3", _r(r"\bPool(Byte|Int|Real|String|Vector2|Vector3|Color)Array\b"),
                "PoolArray types", "Packed*Array", "rename_or_replacement", ("Packed",)),
-    SyntaxRule("super_dot_call", "godot3", _r(r"^\s*(?:return\s+|(?:var\s+)?[\w.\[\]]+\s*(?::\s*\w*\s*)?=\s*)?\.\s*[A-Za-z_]\w*\s*\("),
+    SyntaxRule("super_dot_call", "godot3",
+               _r(r"(?:^\s*(?:return\s+|(?:var\s+)?[\w.\[\]]+\s*(?::\s*\w*\s*)?=\s*)?|\b(?:if|elif|while|not|and|or)\s+)"
+                  r"\.\s*[A-Za-z_]\w*\s*\("),
                ".method() super call",
                "super.method()", "syntax_change", ("super",), mapping_keys=(".method()",)),
     SyntaxRule("init_super_args", "godot3", _r(r"\bfunc\s+_init\s*\([^)\n]*\)\s*\.\s*\("),
                "func _init().(args)", "super(args) in _init", "syntax_change", ("super",), mapping_keys=(".method()",)),
+    # `p_obj is p_type` with a variable on the right (Godot 4 wants a type: `is_instance_of(p_obj, p_type)`);
+    # facts keep only matches whose name the chunk declares as a parameter or variable
+    SyntaxRule("is_variable_type", "godot3", _r(r"\bis\s+(?!not\b)(?P<name>[a-z_]\w*)\b(?!\s*[.(\[])"),
+               "x is variable", "is_instance_of(x, variable)", "syntax_change", ("is_instance_of",),
+               mapping_keys=("is_instance_of",)),
     SyntaxRule("xform", "godot3", _r(r"\.\s*xform(_inv)?\s*\("), "xform()", "* operator",
                "removed", ("Transform2D",), mapping_keys=("xform",)),
     SyntaxRule("rect_properties", "godot3",
@@ -153,3 +163,39 @@ DIRECT_RULES: tuple[SyntaxRule, ...] = (
     SyntaxRule("uid", "godot4", _r(r"\buid=\"uid://")),
     SyntaxRule("features_4", "godot4", _r(r'config/features\s*=\s*PackedStringArray\(\s*"4\.')),
 )
+
+
+FUNC_PARAMS = re.compile(r"\bfunc\s*[A-Za-z_]?\w*\s*\(([^)]*)\)")
+FOR_VARIABLE = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\b")
+
+
+def declared_variables(masked: str) -> set[str]:
+    """Parameters, `var`s and loop variables the chunk declares (not consts, classes or functions)."""
+    names = set(re.findall(r"\bvar\s+([A-Za-z_]\w*)", masked)) | set(FOR_VARIABLE.findall(masked))
+    for params in FUNC_PARAMS.findall(masked):
+        names.update(m.group(1) for p in params.split(",") if (m := re.match(r"\s*([A-Za-z_]\w*)", p)))
+    return names
+
+
+_AFTER_KEYWORD = re.compile(r"\b(?:if|elif|while|not|and|or)\s+$")
+
+
+def rule_matches(rule: SyntaxRule, scan: str) -> Iterator[tuple[re.Match[str], int]]:
+    """The rule's matches and where each change begins.
+
+    A `.method()` line counts only when it is not an expression's continuation, and its change begins at
+    the parent call's own dot (`return .f(x)`, `if not .f(x)`: the call is the change, not the statement). `x is name`
+    counts only when the chunk declares `name` as a parameter or variable.
+    """
+    variables = declared_variables(scan) if rule.name == "is_variable_type" else set()
+    for m in rule.pattern.finditer(scan):
+        if rule.name == "is_variable_type":
+            if m.group("name") in variables:
+                yield m, m.start()
+            continue
+        if rule.name != "super_dot_call":
+            yield m, m.start()
+            continue
+        dot = scan.rindex(".", m.start(), m.end())  # the parent call's own dot, not one in `a.b = .f()`
+        if _AFTER_KEYWORD.search(scan, 0, dot) or not is_continuation(scan, dot):
+            yield m, dot  # `if not .validate(args)`: no expression ends in a keyword, so nothing continues

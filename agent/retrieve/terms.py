@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent.judge.syntax_rules import GDSCRIPT_RULES, VELOCITY_DECLARATION
+from agent.judge.syntax_rules import GDSCRIPT_RULES, VELOCITY_DECLARATION, rule_matches
 from agent.models import RetrieverQuery
 from agent.parse.scan import KEYWORDS, scan
 
@@ -38,7 +38,7 @@ _GODOT3_KEYWORDS = re.compile(
 # its mapping keys are the terms that look up its api_mapping record.
 _KEYED_RULES = tuple(r for r in GDSCRIPT_RULES if r.name in (
     "connect_string_method", "thread_start_old", "disconnect_string_method", "super_dot_call", "init_super_args",
-    "class_name_icon"))
+    "class_name_icon", "is_variable_type"))
 
 
 def exact_terms(query: RetrieverQuery) -> list[str]:
@@ -58,7 +58,7 @@ def exact_terms(query: RetrieverQuery) -> list[str]:
     for m in _GODOT3_KEYWORDS.finditer(query.raw_chunk_text):
         out.setdefault(next(g for g in m.groups() if g))
     for rule in _KEYED_RULES:
-        if rule.pattern.search(query.raw_chunk_text):
+        if next(rule_matches(rule, query.raw_chunk_text), None):
             out.update(dict.fromkeys(rule.mapping_keys))
     if VELOCITY_DECLARATION.search(query.raw_chunk_text):  # the mapping of CharacterBody's velocity property
         out.setdefault("velocity")

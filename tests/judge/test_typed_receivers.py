@@ -57,8 +57,23 @@ def _index() -> ApiIndex:
         ApiEntry(V3, "SceneTree", "change_scene", "method"), ApiEntry(V4, "SceneTree", "change_scene_to_file", "method"),
         ApiEntry(V3, "Control", "update", "method"), ApiEntry(V4, "Control", "queue_redraw", "method"),
         ApiEntry(V3, "SceneTree", "network_peer_connected", "signal"),
+        # Image.create fills the image in 3.4; in 4.x it is static and returns a new one
+        ApiEntry(V3, "Image", "", "class"), ApiEntry(V4, "Image", "", "class"),
+        ApiEntry(V3, "Image", "create", "method", arg_count=4,
+                 signature="void create(width: int, height: int, use_mipmaps: bool, format: int)"),
+        ApiEntry(V4, "Image", "create", "method", arg_count=4, return_type="Image",
+                 signature="Image create(width: int, height: int, use_mipmaps: bool, format: Format) static"),
+        ApiEntry(V3, "ImageTexture", "", "class"), ApiEntry(V4, "ImageTexture", "", "class"),
+        ApiEntry(V3, "ImageTexture", "create_from_image", "method", arg_count=2, default_count=1,
+                 signature="void create_from_image(image: Image, flags: int = 7)"),
+        ApiEntry(V4, "ImageTexture", "create_from_image", "method", arg_count=1, return_type="ImageTexture",
+                 signature="ImageTexture create_from_image(image: Image) static"),
+        ApiEntry(V3, "Image", "get_width", "method", signature="int get_width() const"),
+        ApiEntry(V4, "Image", "get_width", "method", signature="int get_width() const"),
     ]
-    classes += [ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
+    classes += [ClassEntry(V3, "Image", "Object"), ClassEntry(V4, "Image", "Object"),
+                ClassEntry(V3, "ImageTexture", "Object"), ClassEntry(V4, "ImageTexture", "Object"),
+                ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
                 ClassEntry(V3, "JSONParseResult", "Object")]
     return ApiIndex(entries, classes, complete_v4=True)
 
@@ -253,3 +268,40 @@ def test_a_string_connect_to_a_signal_that_moved_is_not_rewritten_in_place():
     assert judgment.suggested_code is None
     kept = 'extends Node\n\nfunc f():\n\t$Button.connect("pressed", self, "_on_p")\n'
     assert _decide(kept, "connect").suggested_changes[0].new == "$Button.pressed.connect(_on_p)"
+
+
+def test_an_in_place_call_of_a_method_godot_4_made_static():
+    """`image.create(...)` as a statement fills `image` in 3.4; Godot 4 would build a new Image and drop it."""
+    code = ('extends Node\n\nfunc f():\n\tvar image := Image.new()\n\timage.create(\n\t\t16, 16, false, 5\n\t)\n'
+            '\treturn image\n')
+    judgment = _decide(code, "image.create")
+    assert judgment.version_signal == "godot3", judgment.rationale
+    (change,) = judgment.suggested_changes
+    assert change.new == "image = Image.create(16, 16, false, 5)" and "static" in change.note
+    for godot4 in ("func f():\n\tvar image := Image.create(16, 16, false, 5)\n\treturn image\n",
+                   "func f(image: Image):\n\tvar other = image.create(1, 1, false, 5)\n\treturn other\n",
+                   "func f(image: Image):\n\tprint(image.get_width())\n"):
+        assert not _godot3(godot4, "func f"), godot4
+
+
+def test_a_member_variable_of_a_project_base_script_types_its_uses():
+    """`image_texture` is declared (typed) in the base script `BaseCel`; the subclass uses it."""
+    base = "class_name BaseCel\nextends Node\n\nvar image_texture: ImageTexture\n"
+    cel = "extends BaseCel\n\nfunc set_content(image):\n\timage_texture.create_from_image(image, 0)\n"
+    files = {"base_cel.gd": base, "player.gd": cel}
+    assert _godot3(cel, "set_content", files) == [("call_form", False, "ImageTexture")]
+    change = _facts(cel, "set_content", files)[2].godot3[0].rule.new
+    assert change == "image_texture = ImageTexture.create_from_image(image: Image)"  # 4.x takes no flags
+    assert not _godot3(cel, "set_content")  # without the base script the receiver is unknown
+
+
+def test_is_with_a_variable_on_the_right_is_godot_3():
+    """Godot 4's `is` takes a type; a parameter or a variable needs `is_instance_of(x, t)`."""
+    code = 'extends Node\n\nstatic func f(p_obj, p_type):\n\tif p_obj is p_type:\n\t\treturn p_obj\n'
+    assert [name for name, _, _ in _godot3(code, "p_obj is")] == ["is_variable_type"]
+    judgment = _decide(code, "p_obj is")
+    assert [(c.old, c.new) for c in judgment.suggested_changes] == [("p_obj is p_type", "is_instance_of(p_obj, p_type)")]
+    assert "if is_instance_of(p_obj, p_type):" in judgment.suggested_code
+    fine = ('extends Node\n\nconst Enemy = preload("res://enemy.gd")\n\nfunc f(x):\n'
+            '\tif x is int or x is Enemy or x is not Node or x is Node2D:\n\t\treturn 1\n')
+    assert not _godot3(fine, "func f")

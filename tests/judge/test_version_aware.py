@@ -82,6 +82,16 @@ async def test_a_signal_use_of_the_renamed_signal_is_still_flagged(retriever, ev
         assert "hidden.connect(_on_hide)" in j.suggested_code and "await self.hidden" in j.suggested_code
 
 
+async def test_a_local_variable_named_like_a_renamed_method_hides_nothing(retriever, evidence_judge):
+    """`var instance = scene.instance()`: the local `instance` is no method; `.instance()` is still Godot 3."""
+    code = "func spawn(scene):\n\tvar instance = scene.instance()\n\tadd_child(instance)\n"
+    _, out = await _judge(retriever, evidence_judge, code)
+    j = out.judgment
+    assert j.version_signal == "godot3", j.rationale
+    assert j.suggested_code and "var instance = scene.instantiate()" in j.suggested_code
+    assert "add_child(instance)" in j.suggested_code
+
+
 async def test_a_class_only_mentioned_by_4x_pages_is_flagged(retriever, evidence_judge):
     _, out = await _judge(retriever, evidence_judge, "func make():\n\tvar n = Spatial.new()\n\treturn n\n")
     assert out.judgment.version_signal == "godot3", out.judgment.rationale
@@ -169,9 +179,15 @@ async def test_chained_continuation_lines_are_not_parent_calls(retriever, eviden
     assert out.judgment.version_signal != "godot3", out.judgment.rationale
 
 
-async def test_a_parent_call_statement_is_still_godot3(retriever, evidence_judge):
-    _, out = await _judge(retriever, evidence_judge, "func _ready():\n\tprint(1)\n\t._ready()\n")
+@pytest.mark.parametrize("code, call", [
+    ("func _ready():\n\tprint(1)\n\t._ready()\n", "._ready()"),
+    ("func validate(arguments):\n\tif not .validate(arguments):\n\t\treturn false\n\treturn true\n",
+     ".validate(arguments)"),  # after a keyword no expression continues
+])
+async def test_a_parent_call_statement_is_still_godot3(retriever, evidence_judge, code, call):
+    _, out = await _judge(retriever, evidence_judge, code)
     assert out.judgment.version_signal == "godot3"
+    assert [(c.old, c.new) for c in out.judgment.suggested_changes] == [(call, f"super{call}")]
 
 
 def test_docs_evidence_says_which_version_it_quotes(retriever):
