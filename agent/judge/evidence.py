@@ -16,7 +16,7 @@ from agent.judge.facts import AST_KINDS, CodeFacts, Finding, is_gdscript, looks_
 from agent.judge.lexer import lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
-from agent.judge.rewrite import mechanical_rewrite, rename_in, rename_signals, rewrite_fragment
+from agent.judge.rewrite import is_variable_test, mechanical_rewrite, rename_in, rename_signals, rewrite_fragment
 from agent.judge.snippets import expression_at, statement_at
 from agent.judge.syntax_rules import VELOCITY_DECLARATION
 from agent.models import Judgment, SuggestedChange
@@ -101,16 +101,15 @@ class EvidenceJudge:
         at: dict[int, int] = {}  # change index -> offset in the chunk: items are listed in code order
         label = "migration_required"
         signals = signal_renames(facts)
-        syntax = [(f, self._syntax_change(f, inp)) for f in facts.godot3_syntax]
+        syntax = [(f, self._syntax_change(f, inp, signals)) for f in facts.godot3_syntax]
         covered = {c.evidence_id for _, (c, _) in syntax if c is not None}
         # one item per call: a syntax rewrite (`yield(t, "timeout")` -> `await t.timeout`) beats an API row that
         # only says the name is gone; an API rename (`str2var(x)` -> `str_to_var(x)`) beats a described rule
         rewritten = {c.old for f, (c, _) in syntax if c is not None and c.new and c.new != f.rule.new}
         moved = {f.signal_gone.rsplit(".", 1)[-1] for f, (c, _) in syntax if f.signal_gone and c is not None and c.new}
-        # `connect("hide", ...)` -> `hidden.connect(...)`: the rewrite already shows the signal's rename
-        moved |= {old for old, new in signals.items() for f, (c, _) in syntax
-                  if c is not None and c.new and f.rule is not None and f.rule.name in _SIGNAL_RULES
-                  and re.search(rf"\b{re.escape(new)}\b", c.new) and re.search(rf"\b{re.escape(old)}\b", c.old or "")}
+        # `connect("hide", ...)` -> `hidden.connect(...)`: the rewrite already shows (and cites) the signal's rename
+        cited_by_syntax = {i for _, (_, cited) in syntax for i in cited}
+        moved |= {a.name for a in facts.godot3_api if a.name in signals and a.mapping.record_id in cited_by_syntax}
         for f in facts.godot3_api:
             hit = f.mapping
             assert hit is not None
@@ -219,15 +218,16 @@ class EvidenceJudge:
             return f.name, target
         old = expression_at(inp.chunk.code_text, f.start) or f.name
         member = f.name.rsplit(".", 1)[-1]
-        new_member = _named_target(f, target)
         if f.named_at >= 0:  # `call_deferred("change_scene", p)`: the string names the member
-            return old, old.replace(f.text, f.text[0] + new_member + f.text[-1], 1) if new_member else target
+            named = _named_target(f, target)
+            return old, old.replace(f.text, f.text[0] + named + f.text[-1], 1) if named else target
         new_member = (target or "").rsplit(".", 1)[-1]
         if not target or not new_member.isidentifier():
             return old, target
         return old, rename_in(old, member, new_member) or target
 
-    def _syntax_change(self, f: Finding, inp: JudgeInput) -> tuple[SuggestedChange | None, list[str]]:
+    def _syntax_change(self, f: Finding, inp: JudgeInput,
+                       signals: dict[str, str]) -> tuple[SuggestedChange | None, list[str]]:
         """The change for one syntax finding and the ids that back it (mapping, its docs, a label prototype)."""
         rule = f.rule
         if rule is None:
@@ -246,20 +246,16 @@ class EvidenceJudge:
                 fragment, old = f"{old}\n{companion}", f"{old}; {companion}"
         new = rewrite_fragment(fragment, inp.facts.declared) if is_gdscript(inp.chunk) else None
         if rule.name == "is_variable_type" and f.start >= 0:  # `p_obj is p_type` -> is_instance_of(p_obj, p_type)
-            line_start = text.rfind("\n", 0, f.start) + 1
-            m = re.search(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+$", text[line_start : f.start])
-            if m:
-                old, new = f"{m.group(1)} {f.text}", f"is_instance_of({m.group(1)}, {f.text.split()[-1]})"
+            old, new = is_variable_test(text, f.start) or (old, new)
         if rule.name == "super_dot_call" and f.start >= 0:  # `return .f(x)`: the call is the change
             call = expression_at(text, f.start + 1)  # the finding starts at the parent call's dot
             old, new = f".{call}", f"super.{call}"
         new = new or rule.new or None
-        renamed = signal_renames(inp.facts)
         signal_ids: list[str] = []
-        if new and renamed and rule.name in _SIGNAL_RULES:  # `connect("hide", self, "f")` -> `hidden.connect(f)`
-            before, new = new, rename_signals(new, renamed)
+        if new and signals and rule.name in _SIGNAL_RULES:  # `connect("hide", self, "f")` -> `hidden.connect(f)`
+            before, new = new, rename_signals(new, signals)
             signal_ids = [a.mapping.record_id for a in inp.facts.godot3_api if new != before and a.mapping is not None
-                          and a.name in renamed and re.search(rf"\b{re.escape(a.name)}\b", old)][:1]
+                          and a.name in signals and re.search(rf"\b{re.escape(a.name)}\b", old)][:1]
         moved, moved_note = _moved_signal(f.signal_gone, ev) if f.signal_gone else (None, "")
         if f.signal_gone:  # `get_tree().connect("network_peer_connected", ...)`: no such signal on 4.x's SceneTree
             new = moved

@@ -17,7 +17,7 @@ from agent.judge.project import ProjectContext
 from agent.judge.snippets import close_paren
 from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, receiver_type,
                                    role_at, scope_of, signal_string_uses)
-from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, FUNC_PARAMS, GDSCRIPT_RULES, SyntaxRule,
+from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, GDSCRIPT_RULES, SyntaxRule, parameters,
                                       rule_matches)
 from agent.models import Chunk, EvidenceBundle, RetrievalHit
 
@@ -125,12 +125,7 @@ def _line_of(text: str, offset: int) -> int:
 
 def declared_names(chunk: Chunk, masked: str) -> set[str]:
     """Names the code itself declares (vars, funcs, params, loop vars, enum members)."""
-    names = set(_DECLARED.findall(masked))
-    for params in FUNC_PARAMS.findall(masked):
-        for p in params.split(","):
-            m = re.match(r"\s*([A-Za-z_]\w*)", p)
-            if m:
-                names.add(m.group(1))
+    names = set(_DECLARED.findall(masked)) | parameters(masked)
     names.update(FOR_VARIABLE.findall(masked))
     for body in _ENUM_BODY.findall(masked):
         names.update(re.findall(r"([A-Za-z_]\w*)\s*(?:=|,|$)", body))
@@ -633,24 +628,20 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
         if n is None or not made_static and (not any(e.accepts(n) for e in old) or any(e.accepts(n) for e in new)):
             continue
         old_type, new_type = type_in(V3, receiver), type_in(V4, receiver)
+        shape_3, shape_4 = f"{old_type}.{_call_shape(old[0], member)}", f"{new_type}.{_call_shape(new[0], member)}"
         if made_static:  # `image.create(w, h, false, f)` fills `image` in 3.4; 4.x returns a new Image
             text = facts.lexed.text
             target = text[masked.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
             call = re.sub(r"\s*\n\s*", " ", text[m.start() + 1 : close_paren(masked, masked.index("(", m.end()))])
-            rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)),
-                              old=f"{old_type}.{_call_shape(old[0], member)}",
-                              new=f"{target} = {new_type}.{call}".replace("( ", "(").replace(" )", ")")
-                              if any(e.accepts(n) for e in new) else f"{target} = {new_type}.{_call_shape(new[0], member)}",
+            as_4 = f"{new_type}.{call}".replace("( ", "(").replace(" )", ")") if any(e.accepts(n) for e in new) \
+                else shape_4
+            rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3, new=f"{target} = {as_4}",
                               change_type="signature_change", cues=(f"{new_type}.{member}",),
                               mapping_keys=(f"{old_type}.{member}",),
                               caveat=f"Godot 4's {new_type}.{member} is static: it returns a new object")
-            start = m.start() + masked[m.start():].index(member)
-            out.append(Finding("godot3", "syntax", "call_form", facts.lexed.text[start : m.end()],
-                               _line_of(masked, start), rule, start=start, receiver=old_type))
-            break
-        rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)),
-                          old=f"{old_type}.{_call_shape(old[0], member)}", new=f"{new_type}.{_call_shape(new[0], member)}",
-                          change_type="signature_change", cues=(member,), mapping_keys=(f"{old_type}.{member}",))
+        else:
+            rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3, new=shape_4,
+                              change_type="signature_change", cues=(member,), mapping_keys=(f"{old_type}.{member}",))
         start = m.start() + masked[m.start():].index(member)
         out.append(Finding("godot3", "syntax", "call_form", facts.lexed.text[start : m.end()], _line_of(masked, start),
                            rule, start=start, receiver=old_type))

@@ -101,6 +101,18 @@ def _rewrite_is_variable(code: str) -> str:
                         if m.group(2) in variables else o)
 
 
+def is_variable_test(code: str, is_at: int) -> tuple[str, str] | None:
+    """(`p_obj is p_type`, `is_instance_of(p_obj, p_type)`) for the `is` test starting at offset `is_at`."""
+    line_start = code.rfind("\n", 0, is_at) + 1
+    for m in _IS_VARIABLE.finditer(lex(code).masked, line_start):
+        if m.start(0) <= is_at < m.end(0):
+            old = code[m.start(0) : m.end(0)]
+            return old, f"is_instance_of({m.group(1)}, {m.group(2)})"
+        if m.start(0) > is_at:
+            break
+    return None
+
+
 # obj.connect("sig", target, "method"[, [binds][, flags]]) -> obj.sig.connect(target.method[.bind(...)][, flags]);
 # disconnect / is_connected take the same three arguments in Godot 3 and a Callable in Godot 4
 _STRING_CONNECT = re.compile(

@@ -165,16 +165,19 @@ DIRECT_RULES: tuple[SyntaxRule, ...] = (
 )
 
 
-FUNC_PARAMS = re.compile(r"\bfunc\s*[A-Za-z_]?\w*\s*\(([^)]*)\)")
+_FUNC_PARAMS = re.compile(r"\bfunc\s*[A-Za-z_]?\w*\s*\(([^)]*)\)")
 FOR_VARIABLE = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\b")
+
+
+def parameters(masked: str) -> set[str]:
+    """Names of the parameters of every `func` (and lambda) in the code."""
+    return {m.group(1) for params in _FUNC_PARAMS.findall(masked) for p in params.split(",")
+            if (m := re.match(r"\s*([A-Za-z_]\w*)", p))}
 
 
 def declared_variables(masked: str) -> set[str]:
     """Parameters, `var`s and loop variables the chunk declares (not consts, classes or functions)."""
-    names = set(re.findall(r"\bvar\s+([A-Za-z_]\w*)", masked)) | set(FOR_VARIABLE.findall(masked))
-    for params in FUNC_PARAMS.findall(masked):
-        names.update(m.group(1) for p in params.split(",") if (m := re.match(r"\s*([A-Za-z_]\w*)", p)))
-    return names
+    return set(re.findall(r"\bvar\s+([A-Za-z_]\w*)", masked)) | set(FOR_VARIABLE.findall(masked)) | parameters(masked)
 
 
 _AFTER_KEYWORD = re.compile(r"\b(?:if|elif|while|not|and|or)\s+$")
