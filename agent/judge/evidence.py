@@ -97,7 +97,7 @@ class EvidenceJudge:
         changes: list[SuggestedChange] = []
         reasons: list[str] = []
         renames: dict[str, str] = {}
-        named: dict[int, str] = {}  # quote offset of a by-name use -> the new member name ("" = not mechanical)
+        placed: dict[int, str] = {}  # offset of one use (or of a by-name use's quote) -> its new member name
         at: dict[int, int] = {}  # change index -> offset in the chunk: items are listed in code order
         label = "migration_required"
         signals = signal_renames(facts)
@@ -119,7 +119,9 @@ class EvidenceJudge:
             if (new is None and old in rewritten) or f.name in moved:
                 continue  # the `connect` item says where the signal moved, or its new name
             if f.named_at >= 0:
-                named[f.named_at] = _named_target(f, target) or ""
+                placed[f.named_at] = _named_target(f, target) or ""
+            elif "." in f.name and f.text == f.name.rsplit(".", 1)[-1]:  # `items.remove(0)`: Array.remove
+                placed[f.start] = _placed_target(f, md)
             elif f.name in signals:
                 pass  # renamed where the code uses it as a signal (`mechanical_rewrite(..., signals)`)
             else:
@@ -161,7 +163,7 @@ class EvidenceJudge:
         if facts.godot3_syntax and not reasons_api:
             label = "migration_required"
         changes = [c for _, c in sorted(enumerate(changes), key=lambda kc: (at.get(kc[0], -1), kc[0]))]
-        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, named, signals) \
+        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals) \
             if facts.is_gdscript and not any(f.signal_gone for f in facts.godot3_syntax) else None
         shadow = self._velocity_shadow(inp)
         if shadow is not None:
@@ -320,6 +322,14 @@ def _named_target(f: Finding, target: str | None) -> str | None:
     if owner and owner != old_owner and not (old_owner == "" and owner == (f.receiver or owner)):
         return None
     return member if member.isidentifier() else None
+
+
+def _placed_target(f: Finding, md: dict) -> str:
+    """The new member name for one use on a resolved receiver; "" when the rewrite is not only a rename."""
+    member = str(md.get("target_api") or "").rsplit(".", 1)[-1]
+    if f.weak or md.get("change_type") != "rename" or not member.isidentifier():
+        return ""
+    return member
 
 
 def _anchor_url(chunk_id: str, url: str | None) -> str | None:

@@ -188,12 +188,23 @@ def _defined_in_4(facts: CodeFacts, project: ProjectContext | None, receiver: st
     return api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)) is not None
 
 
-def _in_scope(project: ProjectContext | None, receiver: str | None, classes: list[str]) -> bool:
-    """Whether a class-scoped rename may apply to a use on `receiver` (unknown receivers: yes, as before)."""
+def _in_scope(project: ProjectContext | None, receiver: str | None, md: dict) -> bool:
+    """Whether a class-scoped rename may apply to a use on `receiver` (unknown receivers: yes, as before).
+
+    Out of its classes, a rename still applies where the index shows the same change on the receiver:
+    its 3.4 class has the old member and its 4.x class the new one (`empty -> is_empty` is listed for
+    Array; a String changed the same way).
+    """
     api = project.api if project else None
+    classes = (md.get("provenance") or {}).get("classes") or []
     if api is None or receiver is None or not classes:
         return True
-    return any(api.is_a(V3, receiver, c) or api.is_a(V4, receiver, c) for c in classes)
+    if any(api.is_a(V3, receiver, c) or api.is_a(V4, receiver, c) for c in classes):
+        return True
+    source, target = str(md.get("source_api") or ""), str(md.get("target_api") or "")
+    if "." in source or not target or not re.fullmatch(r"\w+", target):
+        return False
+    return api.lookup(V3, receiver, source) is not None and api.lookup(V4, receiver, target) is not None
 
 
 def _user_singleton(masked: str, dot: int, project: ProjectContext | None) -> bool:
@@ -260,7 +271,7 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             if _defined_in_4(facts, project, receiver, member, role):
                 continue
             classes = (md.get("provenance") or {}).get("classes") or []
-            if not _in_scope(project, receiver, classes):
+            if not _in_scope(project, receiver, md):
                 continue  # a rename for ProgressBar does not apply to a Label
             if classes and "." not in source and receiver is None and dot >= 0 and _user_singleton(masked, dot, project):
                 continue  # `Scenes.change_scene()`: an autoload's own function, not SceneTree's
@@ -285,8 +296,9 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
     if api is None or facts.scope is None:
         return []
     masked = facts.lexed.masked
-    out: list[Finding] = []
-    seen: set[str] = set()
+    strong: list[Finding] = []
+    weak_ones: list[Finding] = []
+    taken: set[int] = set()  # a use is one item, whichever row (Array.empty, Dictionary.empty) claims it
     for hit in evidence.api_mapping_evidence:
         md = hit.metadata
         prov = md.get("provenance") or {}
@@ -296,11 +308,14 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
         if "." not in source:
             continue  # whole classes go through the class rows of the converter tables
         owner, member = source.rsplit(".", 1)
-        if member in facts.declared or member in seen or member == owner:
+        if member in facts.declared or member == owner:
             continue  # `Vector2.Vector2` is a constructor: 4.x lists those apart, and the class row decides
         roles = _roles_of(md) or ()
         first_weak: Finding | None = None
+        uses = 0
         for m in re.finditer(rf"(?<![\w$%@]){re.escape(member)}\b", masked):
+            if m.start() in taken:
+                continue
             role = "constant" if re.fullmatch(r"[A-Z][A-Z0-9_]+", member) else role_at(masked, m.end())
             if role not in roles:
                 continue
@@ -320,14 +335,14 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
                 known = project.declared.get(chunk_file) if chunk_file else None
                 if known is not None and member in known:
                     continue  # the script's own `parse_json()`
-                found = Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
-                                _line_of(masked, m.start()), mapping=hit, start=m.start())
-                break
+                receiver = None
             else:
                 receiver = facts.scope.own_class  # a bare call or property: the script's own class
             own_use = receiver is not None and receiver == facts.scope.own_class and (
                 b < 0 or masked[b] != "." or masked[max(0, b - 4) : b].strip() == "self")
-            if receiver is not None:
+            if receiver is None and owner in _GLOBAL_SCOPES and role != "constant" and masked[b:b + 1] != ".":
+                weak = False  # a bare `parse_json()` that no 4.x global scope has
+            elif receiver is not None:
                 if not api.has_class(V3, receiver) or not api.is_a(V3, receiver, owner):
                     continue
                 if api.has_class(V4, receiver) and api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)):
@@ -346,15 +361,19 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             found = Finding("godot3", "api", source, facts.lexed.text[m.start() : m.end()].strip(),
                             _line_of(masked, m.start()), mapping=hit, start=m.start(), weak=weak,
                             receiver=type_label(receiver) if receiver else None)
-            first_weak = first_weak or found
-            if not weak:
-                break  # a use on a known receiver decides; a weak one waits for a later, resolved use
-        else:
-            found = first_weak
-        if found is not None:
-            seen.add(member)
-            out.append(found)
-    return out
+            if weak:
+                first_weak = first_weak or found
+                continue
+            taken.add(m.start())
+            strong.append(found)  # every use on a known receiver is its own item
+            uses += 1
+            if uses == MAX_USES_PER_RULE:
+                break
+        if not uses and first_weak is not None:
+            weak_ones.append(first_weak)  # no resolved use: one weak finding says it once
+    decided = {f.name.rsplit(".", 1)[-1] for f in strong}
+    return strong + [f for f in weak_ones
+                     if f.name.rsplit(".", 1)[-1] not in decided and f.start not in taken]
 
 
 def _named_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None,
@@ -405,7 +424,7 @@ def _mapping_of(evidence: EvidenceBundle, sources: tuple[str, ...], role: str, p
                     or md.get("change_type") in ("behavior_change", "unchanged"):
                 continue
             roles = _roles_of(md)
-            if (roles is None or role in roles) and _in_scope(project, receiver, (md.get("provenance") or {}).get("classes") or []):
+            if (roles is None or role in roles) and _in_scope(project, receiver, md):
                 return hit
     return None
 
@@ -582,6 +601,17 @@ def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None, uses:
     return []
 
 
+def _member_of_34_receiver(facts: CodeFacts, project: ProjectContext | None, masked: str, start: int,
+                           member: str) -> bool:
+    """The `.member` at `start` is used on a receiver whose 3.4 class documents it: no Godot 4 cue."""
+    api = project.api if project else None
+    dot = len(masked[:start].rstrip()) - 1
+    if api is None or facts.scope is None or dot < 0 or masked[dot] != ".":
+        return False
+    receiver = receiver_type(facts.lexed.text, masked, dot, facts.scope)
+    return receiver is not None and api.lookup(V3, receiver, member) is not None
+
+
 def _call_shape(entry, member: str) -> str:
     """`intersect_ray(Vector2 from, Vector2 to, ...)`: the signature without its return type and qualifiers."""
     if not entry.signature:
@@ -684,12 +714,14 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
     for rule in rules:
-        for m, begin in islice(rule_matches(rule, scan), MAX_USES_PER_RULE if rule.version == "godot3" else 1):
-            text = chunk.code_text[begin : m.end()].strip()
-            lead = len(scan[begin : m.end()]) - len(scan[begin : m.end()].lstrip())
-            finding = Finding(rule.version, "syntax", rule.name, text, _line_of(scan, begin + lead), rule,
-                              start=begin + lead)
-            (facts.godot3 if rule.version == "godot3" else facts.godot4).append(finding)
+        found = (Finding(rule.version, "syntax", rule.name, chunk.code_text[begin : m.end()].strip(),
+                         _line_of(scan, at), rule, start=at)
+                 for m, begin in rule_matches(rule, scan)
+                 for at in (begin + len(scan[begin : m.end()]) - len(scan[begin : m.end()].lstrip()),))
+        if rule.name == "godot4_api":  # `image.is_empty()` on an Image: 3.4 documents that too
+            found = (f for f in found if not _member_of_34_receiver(facts, project, scan, f.start, f.text))
+        limit = MAX_USES_PER_RULE if rule.version == "godot3" else 1
+        (facts.godot3 if rule.version == "godot3" else facts.godot4).extend(islice(found, limit))
     if gd:
         for prefix, content, start in lexed.strings:
             if prefix in ("&", "^"):

@@ -87,6 +87,10 @@ def infer_var_types(code: str, masked: str, scope: Scope) -> None:
         name, expr = m.group(1), m.group(2)
         if name in scope.var_types:
             continue
+        literal = literal_type(expr)
+        if literal:
+            scope.var_types[name] = literal
+            continue
         collapsed = expr
         while (shorter := re.sub(r"\([^()]*\)", "()", collapsed)) != collapsed:
             collapsed = shorter
@@ -102,6 +106,24 @@ def infer_var_types(code: str, masked: str, scope: Scope) -> None:
         (only,) = types if len(types) == 1 else (None,)
         if only in scope.classes:
             scope.var_types[name] = only
+
+
+_INNERMOST = re.compile(r"[\[{(][^\[\]{}()]*[\]})]")
+_LITERAL_TYPES = {"[": "Array", "{": "Dictionary"}
+
+
+def literal_type(expr: str) -> str | None:
+    """`[...]` is an Array, `{...}` a Dictionary and `"..."` (or `"..." % x`) a String, in both versions.
+
+    The whole initializer must be the literal (`[a, b][0]` or `[] + x` say nothing); a line that
+    only opens one (`var d = {` continued below) is that literal. Strings are blank in the masked text.
+    """
+    text, before = expr.strip(), None
+    while text != before:
+        if text in _LITERAL_TYPES or _INNERMOST.fullmatch(text):
+            return _LITERAL_TYPES.get(text[0])
+        before, text = text, _INNERMOST.sub("0", text)  # innermost first: `[1, [2], {}]` -> `[1, 0, 0]`
+    return "String" if re.fullmatch(r"(\"[ ]*\"|'[ ]*')(\s*%.*)?", text) else None
 
 
 def _match_back(masked: str, j: int) -> int:

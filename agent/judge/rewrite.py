@@ -377,19 +377,26 @@ def rewrite_fragment(fragment: str, declared: set[str] = frozenset()) -> str | N
 
 
 def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
-                       named: dict[int, str] | None = None, signals: Mapping[str, str] | None = None) -> str | None:
+                       placed: dict[int, str] | None = None,
+                       signals: Mapping[str, str] | None = None) -> str | None:
     """The Godot 4 form of `code`, or None when the migration is not purely mechanical.
 
-    `named` maps the opening quote of a by-name use (`call_deferred("update")`) to its new member name;
-    an empty name (removed, or moved to another class) makes the rewrite not mechanical. `signals`
-    are signal renames (`hide` -> `hidden`), applied to the rewritten signal uses only.
+    `placed` renames single uses: the offset of a member use on a resolved receiver (`items.remove(0)`
+    on an Array), or of the opening quote of a by-name use (`call_deferred("update")`), maps to its
+    new member name; an empty name (removed, moved to another class, a receiver not known) makes the
+    rewrite not mechanical. `signals` are signal renames (`hide` -> `hidden`), applied to the
+    rewritten signal uses only.
     """
     source = code
-    for quote, member in sorted((named or {}).items(), reverse=True):
-        end = code.index(code[quote], quote + 1)
+    for at, member in sorted((placed or {}).items(), reverse=True):
         if not member:
             return None
-        code = code[: quote + 1] + member + code[end:]
+        if code[at] in "\"'":
+            end = code.index(code[at], at + 1)
+            code = code[: at + 1] + member + code[end:]
+        else:
+            end = re.match(r"\w+", code[at:]).end() + at
+            code = code[:at] + member + code[end:]
     try:
         new = _rewrite_lines(code, declared=declared)
     except _NotMechanical:

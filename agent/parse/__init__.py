@@ -17,7 +17,7 @@ from agent.parse.gcpause import gc_paused
 from agent.parse.gdscript import chunk_gdscript
 from agent.parse.text import sha256_text
 
-PARSER_VERSION = "gdscript-ts6.1-chunker-3"
+PARSER_VERSION = "gdscript-ts6.1-chunker-4"
 """Bump when chunk boundaries or facts change: it is part of the cache key."""
 
 __all__ = ["PARSER_VERSION", "chunk_file", "chunk_project", "cache_info", "clear_cache"]

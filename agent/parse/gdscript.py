@@ -2,10 +2,10 @@
 
 Only the top level of the tree is walked; each top-level declaration becomes one piece (a run
 of adjacent `var`/`const` lines is one `declaration_group`). What the grammar cannot read
-(6.1 fails on Godot 3 `sync func` and on `$%Unique`) is either recovered by blanking that
-keyword to spaces of equal length before parsing, so every row and column stays true, or kept
-as an `unparsed` chunk. A final sweep guarantees the coverage invariant: every non-blank,
-non-comment line lies in exactly one chunk.
+(6.1 fails on Godot 3 `sync func`, on `$%Unique` and on a column-0 comment inside a block) is
+either recovered by blanking that keyword or comment to spaces of equal length before parsing,
+so every row and column stays true, or kept as an `unparsed` chunk. A final sweep guarantees
+the coverage invariant: every non-blank, non-comment line lies in exactly one chunk.
 
 Hostile shapes keep the chunk count sane: code nested deeper than the grammar's indent stack
 (it then hands back bare tokens) is one broken region, not one chunk per line, and long runs
@@ -61,6 +61,9 @@ _RECOVER = [
     (re.compile(rb"^([ \t]*)(sync)(?=[ \t]+(?:func|var|static)\b)", re.M), 2, "sync keyword"),
     (re.compile(rb"(\$)(?=%)"), 1, "$% unique node path"),
 ]
+# A comment at column 0 inside a block (commented-out code in a `match` branch) ends the block for
+# the grammar's indent scanner; blanked, it is a blank line. It is no code: nothing is noted.
+_BLOCK_COMMENT = re.compile(rb"^#[^\n]*(?=(?:\n(?:[ \t]*|#[^\n]*))*\n[ \t]+\S)", re.M)
 
 _local = threading.local()
 
@@ -92,9 +95,11 @@ class Piece:
 def _recover(src: bytes) -> tuple[bytes, dict[int, str]]:
     """Blank what the grammar cannot read; return the bytes to parse and {row: what was recovered}."""
     notes: dict[int, str] = {}
-    if b"sync" not in src and b"$%" not in src:
+    if b"sync" not in src and b"$%" not in src and b"\n#" not in src:
         return src, notes
     buf = bytearray(src)
+    for m in _BLOCK_COMMENT.finditer(src):
+        buf[m.start() : m.end()] = b" " * (m.end() - m.start())
     for rx, group, label in _RECOVER:
         for m in rx.finditer(src):
             s, e = m.span(group)

@@ -69,12 +69,19 @@ def _index() -> ApiIndex:
         ApiEntry(V4, "ImageTexture", "create_from_image", "method", arg_count=1, return_type="ImageTexture",
                  signature="ImageTexture create_from_image(image: Image) static"),
         ApiEntry(V3, "Image", "get_width", "method", signature="int get_width() const"),
+        ApiEntry(V3, "Image", "is_empty", "method"), ApiEntry(V4, "Image", "is_empty", "method"),
+        # the built-in containers: `empty` became `is_empty`, Array's `remove` became `remove_at`
+        *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in ("Array", "Dictionary", "String")),
+        *(ApiEntry(V3, c, "empty", "method") for c in ("Array", "Dictionary", "String")),
+        *(ApiEntry(V4, c, "is_empty", "method") for c in ("Array", "Dictionary", "String")),
+        ApiEntry(V3, "Array", "remove", "method"), ApiEntry(V4, "Array", "remove_at", "method"),
         ApiEntry(V4, "Image", "get_width", "method", signature="int get_width() const"),
     ]
     classes += [ClassEntry(V3, "Image", "Object"), ClassEntry(V4, "Image", "Object"),
                 ClassEntry(V3, "ImageTexture", "Object"), ClassEntry(V4, "ImageTexture", "Object"),
                 ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
-                ClassEntry(V3, "JSONParseResult", "Object")]
+                ClassEntry(V3, "JSONParseResult", "Object"),
+                *(ClassEntry(v, c, "") for v in (V3, V4) for c in ("Array", "Dictionary", "String"))]
     return ApiIndex(entries, classes, complete_v4=True)
 
 
@@ -93,6 +100,11 @@ _HITS = [_derived("JSONParseResult.result", "property"), _derived("Button.presse
          _derived("Control.get_minimum_size", "method"),
          _derived("SceneTree.change_scene", "method", "SceneTree.change_scene_to_file"),
          _derived("Control.update", "method", "Control.queue_redraw"),
+         _derived("Array.remove", "method", "Array.remove_at"),
+         RetrievalHit(table="api_mapping", record_id="converter:empty", title="empty", content="", score=1.0,
+                      metadata={"source_api": "empty", "target_api": "is_empty", "change_type": "rename",
+                                "status": "candidate", "documented_in_godot4": False,
+                                "provenance": {"source": "converter", "kind": "method", "classes": ["Array"]}}),
          RetrievalHit(table="api_mapping", record_id="converter:network_peer_connected", title="network_peer_connected",
                       content="", score=1.0, metadata={
                           "source_api": "network_peer_connected", "target_api": "peer_connected", "change_type": "rename",
@@ -305,3 +317,37 @@ def test_is_with_a_variable_on_the_right_is_godot_3():
     fine = ('extends Node\n\nconst Enemy = preload("res://enemy.gd")\n\nfunc f(x):\n'
             '\tif x is int or x is Enemy or x is not Node or x is Node2D:\n\t\treturn 1\n')
     assert not _godot3(fine, "func f")
+
+
+def test_a_literal_initializer_types_its_variable():
+    """`var items = []` is an Array and `{}` a Dictionary in both versions; each use is its own item."""
+    code = ('extends Node\n\nvar items = [1, [2, 3], {"a": 4}]\nvar table = {\n\t"k": 1,\n}\n\n\n'
+            'func f():\n\titems.remove(0)\n\titems.remove(1)\n\tif table.empty():\n\t\tpass\n')
+    found = _godot3(code, "func f")
+    assert [(n, w, r) for n, w, r in found if n == "Array.remove"] == [("Array.remove", False, "Array")] * 2
+    assert ("empty", False, "Dictionary") in found  # Array's rename: the index shows it on Dictionary too
+    judgment = _decide(code, "func f")
+    assert "items.remove_at(1)" in judgment.suggested_code and "table.is_empty()" in judgment.suggested_code
+    guess = "extends Node\n\nfunc f(thing):\n\tthing.remove(0)\n\tvar t = {}\n\treturn t.empty()\n"
+    unknown = _decide(guess, "func f")
+    assert unknown.version_signal == "godot3" and unknown.suggested_code is None  # a guess is no Godot 4 code
+    for untyped in ("var items = [1][0]", "var items = [] + other"):  # not the literal itself: nothing known
+        assert [w for n, w, _ in _godot3(f"extends Node\n\nfunc f(other):\n\t{untyped}\n\titems.remove(0)\n",
+                                         "func f") if n == "Array.remove"] == [True], untyped
+
+
+def test_a_rename_listed_for_one_class_applies_where_the_index_shows_the_same_change():
+    """`empty -> is_empty` is listed for Array; a String changed the same way, an Image did not."""
+    code = 'extends Node\n\nfunc f(image: Image):\n\tvar title = "x"\n\tprint(title.empty(), image.empty())\n'
+    assert [(n, r) for n, _, r in _godot3(code, "func f")] == [("empty", "String")]
+
+
+def test_a_member_3_4_also_documents_is_no_godot4_cue_on_its_receiver():
+    """`image.is_empty()` is Godot 3 too on an Image; `rng.randf_range()` is in both versions' RNG."""
+    def cues(body: str) -> list[str]:
+        return [f.name for f in _facts(f"extends Node\n\nvar image: Image\n\n\nfunc f(items, rng):\n{body}",
+                                       "func f")[2].godot4]
+
+    assert cues("\tif image.is_empty():\n\t\tprint(rng.randf_range(0.0, 1.0))\n") == []
+    assert cues("\tif image.is_empty() or items.is_empty():\n\t\tpass\n") == ["godot4_api"]
+    assert cues("\tprint(randf_range(0.0, 1.0))\n") == ["godot4_api"]  # the 4.x global function

@@ -157,6 +157,18 @@ def test_broken_region_becomes_unparsed_and_following_code_is_recovered():
     assert any(c.name == "a" for c in chunks)
 
 
+def test_a_column_0_comment_inside_a_match_branch_keeps_the_function_whole():
+    """Commented-out code at column 0 ends the block for the grammar; the chunker reads past it."""
+    text = ("extends Node\n\n# about f\nfunc f(state):\n\tmatch state:\n\t\t1:\n\t\t\tpass\n"
+            "#\t\t\tprint(\"old\")\n\t\t\tstate = 2\n\t\t2:\n\t\t\tpass\n\n"
+            "# about g\nfunc g():\n\treturn 1\n")
+    chunks = chunk_file(source("m.gd", text))
+    assert_coverage(text, chunks)
+    spans = [(c.chunk_kind, c.name, c.span.start_line, c.span.end_line, c.parse_status) for c in chunks]
+    assert spans[1:] == [("function", "f", 3, 11, "ok"), ("function", "g", 13, 15, "ok")]
+    assert '#\t\t\tprint("old")' in chunks[1].code_text  # the chunk keeps the file's own text
+
+
 def test_dangling_annotation_and_top_level_statement_kept():
     text = "extends Node\nprint('x')\n@export\n"
     chunks = chunk_file(source("d.gd", text))
