@@ -249,6 +249,8 @@ class EvidenceJudge:
         new = rewrite_fragment(fragment, inp.facts.declared) if is_gdscript(inp.chunk) else None
         if rule.name == "is_variable_type" and f.start >= 0:  # `p_obj is p_type` -> is_instance_of(p_obj, p_type)
             old, new = is_variable_test(text, f.start) or (old, new)
+        if rule.name == "nodepath_literal":  # `@"A/B"` -> `^"A/B"`: the literal is the change
+            old, new = f.text, f"^{f.text[1:]}"
         if rule.name == "super_dot_call" and f.start >= 0:  # `return .f(x)`: the call is the change
             call = expression_at(text, f.start + 1)  # the finding starts at the parent call's dot
             old, new = f".{call}", f"super.{call}"

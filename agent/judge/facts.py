@@ -15,7 +15,7 @@ from agent.apiindex import V3, V4, per_version_type, type_in, type_label
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
 from agent.judge.snippets import close_paren
-from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, receiver_type,
+from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, literal_type, receiver_type,
                                    role_at, scope_of, signal_string_uses)
 from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, GDSCRIPT_RULES, SyntaxRule, parameters,
                                       rule_matches)
@@ -504,23 +504,77 @@ def _override_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proj
 _MEMBER_USE = re.compile(r"\.\s*([A-Za-z_]\w*)\b")
 
 
-def _call_arg_count(masked: str, open_paren: int) -> int | None:
-    """Arguments of the call whose `(` is at `open_paren` (top-level commas; strings are masked), or None."""
-    depth, commas, content = 0, 0, False
+def _call_args(masked: str, open_paren: int) -> list[str] | None:
+    """The top-level arguments of the call whose `(` is at `open_paren` (strings are masked), or None."""
+    depth, start, args = 0, open_paren + 1, []
     for k in range(open_paren, min(len(masked), open_paren + 2000)):
         c = masked[k]
         if c in "([{":
             depth += 1
-            content = content or depth > 1
         elif c in ")]}":
             depth -= 1
             if depth == 0:
-                return commas + 1 if content else 0
+                args.append(masked[start:k].strip())
+                return [] if args == [""] else args
         elif depth == 1 and c == ",":
-            commas += 1
-        elif not c.isspace():
-            content = True
+            args.append(masked[start:k].strip())
+            start = k + 1
     return None
+
+
+def _call_arg_count(masked: str, open_paren: int) -> int | None:
+    """How many arguments the call whose `(` is at `open_paren` has, or None."""
+    args = _call_args(masked, open_paren)
+    return None if args is None else len(args)
+
+
+_SCALARS = frozenset({"bool", "int", "float", "String", "StringName", "NodePath"})
+_CONTAINERS = frozenset({"Array", "Dictionary"})
+
+
+def _param_types(signature: str) -> list[str]:
+    """`int execute(path: String, arguments: PoolStringArray, blocking: bool = true)` -> the parameter types."""
+    signature = re.sub(r'"[^"]*"', '""', signature)  # a default string may hold a comma
+    open_paren = signature.find("(")
+    params = _call_args(signature, open_paren) if open_paren >= 0 else None
+    return [p.split("=", 1)[0].partition(":")[2].strip() for p in params or []]
+
+
+def _arg_literal_type(arg: str) -> str | None:
+    """The type of an argument written as a literal (`true`, `3`, `1.5`, `"a"`, `[...]`, `{...}`), else None."""
+    if arg in ("true", "false"):
+        return "bool"
+    if re.fullmatch(r"-?\d+", arg):
+        return "int"
+    if re.fullmatch(r"-?(\d+\.\d*|\.\d+)(e-?\d+)?", arg):
+        return "float"
+    return literal_type(arg)
+
+
+def _misfit(literal: str, param: str, api, version: str) -> bool:
+    """A literal of this type can never be this parameter (a bool where an Array goes, a list where an int goes).
+
+    Numbers, bools and strings pass for one another and for enums (Variant converts them), and an Array
+    literal for a packed array; a scalar against a container or a class (`Vector2`, `Resource`), or a
+    container against anything but a container, is a misfit.
+    """
+    if not param or param == "Variant":
+        return False
+    container = param in _CONTAINERS or param.endswith("Array")
+    known = api.has_class(version, param)
+    if literal in _SCALARS:
+        return container or (known and param not in _SCALARS)
+    return not container and (param in _SCALARS or known)
+
+
+def _literal_misfits_4x(args: list[str], old: list, new: list, api) -> bool:
+    """Literal arguments that fit the 3.4 signature and, in one place, not the 4.x one: `OS.execute(p, a, true, out)`."""
+    literals = [_arg_literal_type(a) for a in args]
+    old_types, new_types = _param_types(old[0].signature), _param_types(new[0].signature)
+    if len(old) != 1 or len(new) != 1 or len(old_types) < len(args) or len(new_types) < len(args):
+        return False
+    fits_3 = all(t is None or not _misfit(t, p, api, V3) for t, p in zip(literals, old_types))
+    return fits_3 and any(t is not None and _misfit(t, p, api, V4) for t, p in zip(literals, new_types))
 
 
 MemberUse = tuple[re.Match[str], str, str, str]
@@ -653,9 +707,14 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
         new = api.all_lookup(V4, receiver, member, ("method",))
         if not old or not new:
             continue
-        n = _call_arg_count(masked, masked.index("(", m.end()))
+        args = _call_args(masked, masked.index("(", m.end()))
+        if args is None:
+            continue
+        n = len(args)
         made_static = _made_static_on_instance(masked, m, old, new)
-        if n is None or not made_static and (not any(e.accepts(n) for e in old) or any(e.accepts(n) for e in new)):
+        misfit = not made_static and any(e.accepts(n) for e in old) and any(e.accepts(n) for e in new) \
+            and _literal_misfits_4x(args, old, new, api)
+        if not made_static and not misfit and (not any(e.accepts(n) for e in old) or any(e.accepts(n) for e in new)):
             continue
         old_type, new_type = type_in(V3, receiver), type_in(V4, receiver)
         shape_3, shape_4 = f"{old_type}.{_call_shape(old[0], member)}", f"{new_type}.{_call_shape(new[0], member)}"
@@ -675,7 +734,8 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
         start = m.start() + masked[m.start():].index(member)
         out.append(Finding("godot3", "syntax", "call_form", facts.lexed.text[start : m.end()], _line_of(masked, start),
                            rule, start=start, receiver=old_type))
-        break
+        if len(out) == MAX_USES_PER_RULE:
+            break  # every call is its own item, as for the syntax rules
     return out
 
 

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren
-from agent.judge.syntax_rules import GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, declared_variables, rule_matches
+from agent.judge.syntax_rules import (GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, NODEPATH_AT, declared_variables,
+                                     rule_matches)
 
 _SIMPLE_TYPES = {"int", "float", "bool", "String", "Vector2", "Vector3", "Color", "NodePath", "PackedScene",
                  "Texture", "Texture2D", "Resource", "Array", "Dictionary", "AudioStream", "Font", "Curve"}
@@ -76,6 +77,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     code = _rewrite_tween(code)
     code = _rewrite_os_window(code)
     code = _rewrite_is_variable(code)
+    code = _sub_in_code(code, _NODEPATH_AT, lambda m, o: "^")  # @"A/B" -> ^"A/B"
     if with_setget:  # shown per change only: Godot 4 runs the setter on in-class access too
         code = _sub_in_code(code, re.compile(r"^([ \t]*)((?:@\w+(?:\([^)\n]*\))?[ \t]+)*var\s+[^\n]*?)[ \t]+setget[ \t]+"
                                              r"(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$", re.M), _setget)
@@ -91,6 +93,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     return code
 
 
+_NODEPATH_AT = re.compile(NODEPATH_AT)
 _IS_VARIABLE = re.compile(r"(?<![\w.$%])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+is\s+([a-z_]\w*)\b(?!\s*[.(\[])")
 
 

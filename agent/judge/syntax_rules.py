@@ -54,6 +54,9 @@ GLOBAL_FUNCTION_RENAMES = {
 _GLOBALS_REPLACED = ("polar2cartesian", "cartesian2polar", "parse_json", "to_json", "validate_json")
 
 
+NODEPATH_AT = r"(?<![\w)\]\"'])@(?=[\"'])"
+"""The `@` of a Godot 3 NodePath literal `@"A/B"` (Godot 4 writes `^"A/B"`; `@` starts an annotation)."""
+
 GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     # --- Godot 3 only ---
     SyntaxRule("export_keyword", "godot3", _r(r"^\s*export\b(\s*\([^)\n]*\))?\s+var\b"),
@@ -130,6 +133,9 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
                _r(r"(?<![\w.])(?<!func )(" + "|".join((*GLOBAL_FUNCTION_RENAMES, *_GLOBALS_REPLACED)) + r")\s*\("),
                "Godot 3 global function", "renamed @GlobalScope function (randf_range, deg_to_rad, ...)",
                "rename", ("randf_range", "deg_to_rad", "rad_to_deg", "snapped", "remap", "JSON")),
+    # `@"A/B"` is Godot 3's NodePath literal; in Godot 4 `@` starts an annotation and the literal is `^"A/B"`
+    SyntaxRule("nodepath_literal", "godot3", _r(NODEPATH_AT + r"([\"'])[^\"'\n]*\1"), '@"path"', '^"path"',
+               "syntax_change", ("NodePath",)),
     # --- Godot 4 only ---
     SyntaxRule("annotation", "godot4",
                _r(r"^\s*@(export\w*|onready|tool|rpc|warning_ignore\w*|icon|static_unload|abstract)\b")),

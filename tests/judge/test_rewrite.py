@@ -75,3 +75,15 @@ def test_setget_after_an_annotation():
         "@export var radius: float = 50.0: set = set_radius"
     assert rewrite_fragment("onready var hp = 3 setget ,get_hp") == "@onready var hp = 3: get = get_hp"
     assert rewrite_fragment('var s = "a setget b" setget f') == 'var s = "a setget b": set = f'
+
+
+def test_godot3_nodepath_literals_take_the_caret():
+    """`@"A/B"` is Godot 3's NodePath literal; an `@` in a string or before a name (`@export`) stays."""
+    from agent.judge.lexer import lex
+    from agent.judge.syntax_rules import GDSCRIPT_RULES, rule_matches
+
+    code = 'func f():\n\tvar p = @"A/B"\n\tget_node(@\'../C\').show()\n\tprint("mail@" + "x")\n\tvar q = ^"A"\n'
+    assert mechanical_rewrite(code, {}, set()) == code.replace('@"A/B"', '^"A/B"').replace("@'../C'", "^'../C'")
+    rule = next(r for r in GDSCRIPT_RULES if r.name == "nodepath_literal")
+    godot4 = '@export var p := ^"A"\n@export_node_path("Node2D") var n\nvar s = "@\\"x"\n'
+    assert not list(rule_matches(rule, lex(godot4).masked))

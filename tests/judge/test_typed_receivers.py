@@ -75,13 +75,20 @@ def _index() -> ApiIndex:
         *(ApiEntry(V3, c, "empty", "method") for c in ("Array", "Dictionary", "String")),
         *(ApiEntry(V4, c, "is_empty", "method") for c in ("Array", "Dictionary", "String")),
         ApiEntry(V3, "Array", "remove", "method"), ApiEntry(V4, "Array", "remove_at", "method"),
+        # ResourceSaver.save takes the path first in 3.4 and the resource first in 4.x
+        *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in ("ResourceSaver", "Resource")),
+        ApiEntry(V3, "ResourceSaver", "save", "method", arg_count=3, default_count=1,
+                 signature="int save(path: String, resource: Resource, flags: int = 0)"),
+        ApiEntry(V4, "ResourceSaver", "save", "method", arg_count=3, default_count=2,
+                 signature='Error save(resource: Resource, path: String = "", flags: BitField[SaverFlags] = 0)'),
         ApiEntry(V4, "Image", "get_width", "method", signature="int get_width() const"),
     ]
     classes += [ClassEntry(V3, "Image", "Object"), ClassEntry(V4, "Image", "Object"),
                 ClassEntry(V3, "ImageTexture", "Object"), ClassEntry(V4, "ImageTexture", "Object"),
                 ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
                 ClassEntry(V3, "JSONParseResult", "Object"),
-                *(ClassEntry(v, c, "") for v in (V3, V4) for c in ("Array", "Dictionary", "String"))]
+                *(ClassEntry(v, c, "") for v in (V3, V4) for c in ("Array", "Dictionary", "String")),
+                *(ClassEntry(v, c, "Object") for v in (V3, V4) for c in ("ResourceSaver", "Resource"))]
     return ApiIndex(entries, classes, complete_v4=True)
 
 
@@ -351,3 +358,12 @@ def test_a_member_3_4_also_documents_is_no_godot4_cue_on_its_receiver():
     assert cues("\tif image.is_empty():\n\t\tprint(rng.randf_range(0.0, 1.0))\n") == []
     assert cues("\tif image.is_empty() or items.is_empty():\n\t\tpass\n") == ["godot4_api"]
     assert cues("\tprint(randf_range(0.0, 1.0))\n") == ["godot4_api"]  # the 4.x global function
+
+
+def test_a_literal_argument_only_the_3_4_signature_takes_is_a_call_form_change():
+    """`ResourceSaver.save("res://a.tres", res)`: a String where 4.x wants the Resource; a variable says nothing."""
+    code = ('extends Node\n\nfunc f(res):\n\tResourceSaver.save("res://a.tres", res)\n'
+            '\tResourceSaver.save("b.tres", res)\n')
+    assert _godot3(code, "func f") == [("call_form", False, "ResourceSaver")] * 2
+    for godot4 in ('ResourceSaver.save(res, "res://a.tres")', "ResourceSaver.save(path, res)"):
+        assert not _godot3(f"extends Node\n\nfunc f(res, path):\n\t{godot4}\n", "func f"), godot4
