@@ -369,7 +369,7 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             uses += 1
             if uses == MAX_USES_PER_RULE:
                 break
-        if not uses and first_weak is not None:
+        if not uses and first_weak is not None and all(w.start != first_weak.start for w in weak_ones):
             weak_ones.append(first_weak)  # no resolved use: one weak finding says it once
     decided = {f.name.rsplit(".", 1)[-1] for f in strong}
     return strong + [f for f in weak_ones

@@ -367,3 +367,12 @@ def test_a_literal_argument_only_the_3_4_signature_takes_is_a_call_form_change()
     assert _godot3(code, "func f") == [("call_form", False, "ResourceSaver")] * 2
     for godot4 in ('ResourceSaver.save(res, "res://a.tres")', "ResourceSaver.save(path, res)"):
         assert not _godot3(f"extends Node\n\nfunc f(res, path):\n\t{godot4}\n", "func f"), godot4
+
+
+def test_an_unresolved_use_is_one_weak_item_whichever_classes_had_the_member():
+    code = "extends Node\n\nfunc f(thing):\n\treturn thing.empty()\n"
+    chunk = find_chunk(gd_chunks(code), "func f")
+    project = build_project_context({"player.gd": code}, _index())
+    hits = [_derived(f"{c}.empty", "method", f"{c}.is_empty") for c in ("Array", "Dictionary", "String")]
+    facts = code_facts(chunk, EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=hits), project)
+    assert [(f.name, f.weak) for f in facts.godot3] == [("Array.empty", True)]
