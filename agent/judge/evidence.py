@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from agent.apiindex import V3, V4
 from agent.judge.base import JudgeInput, JudgeOutcome
 from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping, mapping_for
 from agent.judge.facts import AST_KINDS, CodeFacts, Finding, is_gdscript, looks_like_noise, signal_renames
@@ -119,9 +120,17 @@ class EvidenceJudge:
             if (new is None and old in rewritten) or f.name in moved:
                 continue  # the `connect` item says where the signal moved, or its new name
             if f.named_at >= 0:
-                placed[f.named_at] = _named_target(f, target) or ""
-            elif "." in f.name and f.text == f.name.rsplit(".", 1)[-1]:  # `items.remove(0)`: Array.remove
-                placed[f.start] = _placed_target(f, md)
+                placed[f.named_at] = _member_rename(f, target, inp) or ""
+            elif (md.get("provenance") or {}).get("source") == "api_index":  # `items.remove(0)` on an Array
+                renamed = md.get("change_type") == "rename" and not f.weak
+                member = _member_rename(f, target, inp) if renamed else None
+                owner = re.escape(f.name.rpartition(".")[0])
+                if member:
+                    placed[f.start] = member
+                elif renamed and target and re.search(rf"\b{owner}\s*\.\s*$", inp.chunk.code_text[: f.start]):
+                    renames[f.name] = target  # moved, used by its class's name: OS.get_ticks_msec -> Time
+                else:
+                    placed[f.start] = ""  # not a rename, receiver unknown, or moved off an instance: a person
             elif f.name in signals:
                 pass  # renamed where the code uses it as a signal (`mechanical_rewrite(..., signals)`)
             else:
@@ -163,8 +172,10 @@ class EvidenceJudge:
         if facts.godot3_syntax and not reasons_api:
             label = "migration_required"
         changes = [c for _, c in sorted(enumerate(changes), key=lambda kc: (at.get(kc[0], -1), kc[0]))]
+        # a moved signal, or a call whose arguments change (`ResourceSaver.save(path, res)`), needs a person
+        by_hand = any(f.signal_gone or f.name == "call_form" for f in facts.godot3_syntax)
         code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals) \
-            if facts.is_gdscript and not any(f.signal_gone for f in facts.godot3_syntax) else None
+            if facts.is_gdscript and not by_hand else None
         shadow = self._velocity_shadow(inp)
         if shadow is not None:
             change, cited, default = shadow
@@ -221,7 +232,7 @@ class EvidenceJudge:
         old = expression_at(inp.chunk.code_text, f.start) or f.name
         member = f.name.rsplit(".", 1)[-1]
         if f.named_at >= 0:  # `call_deferred("change_scene", p)`: the string names the member
-            named = _named_target(f, target)
+            named = _member_rename(f, target, inp)
             return old, old.replace(f.text, f.text[0] + named + f.text[-1], 1) if named else target
         new_member = (target or "").rsplit(".", 1)[-1]
         if not target or not new_member.isidentifier():
@@ -315,23 +326,24 @@ def _moved_signal(gone: str, ev) -> tuple[str | None, str]:
     return None, f"Godot 4 has no signal {gone}"
 
 
-def _named_target(f: Finding, target: str | None) -> str | None:
-    """The member a by-name use is renamed to, when only the name changes (not the class: `OS` -> `Time`)."""
-    if not target or f.named_at < 0:
+def _member_rename(f: Finding, target: str | None, inp: JudgeInput) -> str | None:
+    """The new name of the member one use names, when only its name changes; None when it moves.
+
+    The class may change only where the use's own class is renamed (`PoolStringArray.remove` ->
+    `PackedStringArray.remove_at`: the receiver's type changes with it), not where the member moves
+    to another class that 4.x still has beside it (`OS.get_ticks_msec` -> `Time.get_ticks_msec`).
+    """
+    if not target:
         return None
     owner, _, member = target.rpartition(".")
     old_owner = f.name.rpartition(".")[0]
-    if owner and owner != old_owner and not (old_owner == "" and owner == (f.receiver or owner)):
+    api = inp.project.api if inp.project else None
+    renamed_class = bool(old_owner) and api is not None and api.has_class(V3, old_owner) \
+        and not api.has_class(V4, old_owner)
+    moved = owner and owner != old_owner and not renamed_class
+    if moved and not (old_owner == "" and owner == (f.receiver or owner)):
         return None
     return member if member.isidentifier() else None
-
-
-def _placed_target(f: Finding, md: dict) -> str:
-    """The new member name for one use on a resolved receiver; "" when the rewrite is not only a rename."""
-    member = str(md.get("target_api") or "").rsplit(".", 1)[-1]
-    if f.weak or md.get("change_type") != "rename" or not member.isidentifier():
-        return ""
-    return member
 
 
 def _anchor_url(chunk_id: str, url: str | None) -> str | None:

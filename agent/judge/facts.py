@@ -188,7 +188,7 @@ def _defined_in_4(facts: CodeFacts, project: ProjectContext | None, receiver: st
     return api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)) is not None
 
 
-def _in_scope(project: ProjectContext | None, receiver: str | None, md: dict) -> bool:
+def _in_scope(project: ProjectContext | None, receiver: str | None, md: dict, role: str) -> bool:
     """Whether a class-scoped rename may apply to a use on `receiver` (unknown receivers: yes, as before).
 
     Out of its classes, a rename still applies where the index shows the same change on the receiver:
@@ -204,7 +204,9 @@ def _in_scope(project: ProjectContext | None, receiver: str | None, md: dict) ->
     source, target = str(md.get("source_api") or ""), str(md.get("target_api") or "")
     if "." in source or not target or not re.fullmatch(r"\w+", target):
         return False
-    return api.lookup(V3, receiver, source) is not None and api.lookup(V4, receiver, target) is not None
+    kinds = _ROLE_KINDS.get(role)
+    return (api.lookup(V3, receiver, source, kinds) is not None
+            and api.lookup(V4, receiver, target, kinds) is not None)
 
 
 def _user_singleton(masked: str, dot: int, project: ProjectContext | None) -> bool:
@@ -271,7 +273,7 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             if _defined_in_4(facts, project, receiver, member, role):
                 continue
             classes = (md.get("provenance") or {}).get("classes") or []
-            if not _in_scope(project, receiver, md):
+            if not _in_scope(project, receiver, md, role):
                 continue  # a rename for ProgressBar does not apply to a Label
             if classes and "." not in source and receiver is None and dot >= 0 and _user_singleton(masked, dot, project):
                 continue  # `Scenes.change_scene()`: an autoload's own function, not SceneTree's
@@ -424,7 +426,7 @@ def _mapping_of(evidence: EvidenceBundle, sources: tuple[str, ...], role: str, p
                     or md.get("change_type") in ("behavior_change", "unchanged"):
                 continue
             roles = _roles_of(md)
-            if (roles is None or role in roles) and _in_scope(project, receiver, md):
+            if (roles is None or role in roles) and _in_scope(project, receiver, md, role):
                 return hit
     return None
 
@@ -514,8 +516,8 @@ def _call_args(masked: str, open_paren: int) -> list[str] | None:
         elif c in ")]}":
             depth -= 1
             if depth == 0:
-                args.append(masked[start:k].strip())
-                return [] if args == [""] else args
+                last = masked[start:k].strip()
+                return args + [last] if last else args  # `f(a,\n)`: a trailing comma adds no argument
         elif depth == 1 and c == ",":
             args.append(masked[start:k].strip())
             start = k + 1
@@ -778,8 +780,9 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
                          _line_of(scan, at), rule, start=at)
                  for m, begin in rule_matches(rule, scan)
                  for at in (begin + len(scan[begin : m.end()]) - len(scan[begin : m.end()].lstrip()),))
-        if rule.name == "godot4_api":  # `image.is_empty()` on an Image: 3.4 documents that too
-            found = (f for f in found if not _member_of_34_receiver(facts, project, scan, f.start, f.text))
+        if rule.name == "godot4_api":  # a script's own name; `image.is_empty()` on an Image (3.4 has it too)
+            found = (f for f in found if f.text not in facts.declared
+                     and not _member_of_34_receiver(facts, project, scan, f.start, f.text))
         limit = MAX_USES_PER_RULE if rule.version == "godot3" else 1
         (facts.godot3 if rule.version == "godot3" else facts.godot4).extend(islice(found, limit))
     if gd:

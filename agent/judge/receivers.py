@@ -113,7 +113,7 @@ _LITERAL_TYPES = {"[": "Array", "{": "Dictionary"}
 
 
 def literal_type(expr: str) -> str | None:
-    """`[...]` is an Array, `{...}` a Dictionary and `"..."` (or `"..." % x`) a String, in both versions.
+    """`[...]` is an Array, `{...}` a Dictionary and `"..."` (or `"..." % x`) a String in both versions.
 
     The whole initializer must be the literal (`[a, b][0]` or `[] + x` say nothing); a line that
     only opens one (`var d = {` continued below) is that literal. Strings are blank in the masked text.
@@ -123,7 +123,7 @@ def literal_type(expr: str) -> str | None:
         if text in _LITERAL_TYPES or _INNERMOST.fullmatch(text):
             return _LITERAL_TYPES.get(text[0])
         before, text = text, _INNERMOST.sub("0", text)  # innermost first: `[1, [2], {}]` -> `[1, 0, 0]`
-    return "String" if re.fullmatch(r"(\"[ ]*\"|'[ ]*')(\s*%.*)?", text) else None
+    return "String" if re.fullmatch(r"(\"\"\"|'''|\"|')[ ]*\1(\s*%\s*[\w.]+)?", text) else None
 
 
 def _match_back(masked: str, j: int) -> int:

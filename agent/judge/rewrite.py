@@ -384,22 +384,28 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
                        signals: Mapping[str, str] | None = None) -> str | None:
     """The Godot 4 form of `code`, or None when the migration is not purely mechanical.
 
-    `placed` renames single uses: the offset of a member use on a resolved receiver (`items.remove(0)`
-    on an Array), or of the opening quote of a by-name use (`call_deferred("update")`), maps to its
-    new member name; an empty name (removed, moved to another class, a receiver not known) makes the
-    rewrite not mechanical. `signals` are signal renames (`hide` -> `hidden`), applied to the
-    rewritten signal uses only.
+    `placed` renames single uses: the offset of a member's name (a use on a resolved receiver,
+    `items.remove(0)` on an Array, or an override, `func get_drag_data(p)`), or of the opening quote
+    of a by-name use (`call_deferred("update")`), maps to its new member name; an empty name (removed,
+    moved to another class, a receiver not known) makes the rewrite not mechanical, and so does a use
+    of a renamed member's old name left behind. `signals` are signal renames (`hide` -> `hidden`),
+    applied to the rewritten signal uses only.
     """
     source = code
+    replaced: set[str] = set()  # members renamed in place: none of their uses may stay behind
     for at, member in sorted((placed or {}).items(), reverse=True):
         if not member:
             return None
         if code[at] in "\"'":
             end = code.index(code[at], at + 1)
             code = code[: at + 1] + member + code[end:]
-        else:
-            end = re.match(r"\w+", code[at:]).end() + at
-            code = code[:at] + member + code[end:]
+            continue
+        name = re.match(r"\w+", code[at:])
+        if name is None:
+            return None
+        if name.group(0) != member:
+            replaced.add(name.group(0))
+        code = code[:at] + member + code[at + name.end():]
     try:
         new = _rewrite_lines(code, declared=declared)
     except _NotMechanical:
@@ -427,4 +433,6 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
         if old not in declared and re.search(rf"(?<![\w$%.]){re.escape(old.rsplit('.', 1)[-1])}\s*\(", masked) \
                 and old.rsplit(".", 1)[-1] != (renames[old] or "").rsplit(".", 1)[-1]:
             return None
+    if any(re.search(rf"\.\s*{re.escape(o)}\b|(?<![\w$%.]){re.escape(o)}\s*\(", masked) for o in replaced):
+        return None  # a use of the same name not renamed (receiver unknown, past the item cap): half-migrated
     return new

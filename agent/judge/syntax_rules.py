@@ -134,8 +134,8 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
                "Godot 3 global function", "renamed @GlobalScope function (randf_range, deg_to_rad, ...)",
                "rename", ("randf_range", "deg_to_rad", "rad_to_deg", "snapped", "remap", "JSON")),
     # `@"A/B"` is Godot 3's NodePath literal; in Godot 4 `@` starts an annotation and the literal is `^"A/B"`
-    SyntaxRule("nodepath_literal", "godot3", _r(NODEPATH_AT + r"([\"'])[^\"'\n]*\1"), '@"path"', '^"path"',
-               "syntax_change", ("NodePath",)),
+    SyntaxRule("nodepath_literal", "godot3", _r(NODEPATH_AT + r"(\"\"\"|'''|\"|')[^\n]*?\1"),
+               '@"path"', '^"path"', "syntax_change", ("NodePath",)),
     # --- Godot 4 only ---
     SyntaxRule("annotation", "godot4",
                _r(r"^\s*@(export\w*|onready|tool|rpc|warning_ignore\w*|icon|static_unload|abstract)\b")),

@@ -61,9 +61,6 @@ _RECOVER = [
     (re.compile(rb"^([ \t]*)(sync)(?=[ \t]+(?:func|var|static)\b)", re.M), 2, "sync keyword"),
     (re.compile(rb"(\$)(?=%)"), 1, "$% unique node path"),
 ]
-# A comment at column 0 inside a block (commented-out code in a `match` branch) ends the block for
-# the grammar's indent scanner; blanked, it is a blank line. It is no code: nothing is noted.
-_BLOCK_COMMENT = re.compile(rb"^#[^\n]*(?=(?:\n(?:[ \t]*|#[^\n]*))*\n[ \t]+\S)", re.M)
 
 _local = threading.local()
 
@@ -98,14 +95,33 @@ def _recover(src: bytes) -> tuple[bytes, dict[int, str]]:
     if b"sync" not in src and b"$%" not in src and b"\n#" not in src:
         return src, notes
     buf = bytearray(src)
-    for m in _BLOCK_COMMENT.finditer(src):
-        buf[m.start() : m.end()] = b" " * (m.end() - m.start())
+    _blank_block_comments(src, buf)
     for rx, group, label in _RECOVER:
         for m in rx.finditer(src):
             s, e = m.span(group)
             buf[s:e] = b" " * (e - s)
             notes[src.count(b"\n", 0, s)] = label
     return bytes(buf), notes
+
+
+def _blank_block_comments(src: bytes, buf: bytearray) -> None:
+    """Blank column-0 comments that lie inside a block: the next code line after them is indented.
+
+    Commented-out code at column 0 in a `match` branch ends the block for the grammar's indent
+    scanner; blanked, it is a blank line. A comment is no code, so nothing is noted. One pass from
+    the end (a run of comments takes the indentation of the code line below it).
+    """
+    offsets = [0]
+    offsets += [i + 1 for i, c in enumerate(src) if c == 10]  # 10 = b"\n"
+    inside = False  # the next code line below is indented
+    for start in reversed(offsets):
+        end = src.find(b"\n", start)
+        line = src[start : end if end >= 0 else len(src)].rstrip(b"\r")
+        if line.startswith(b"#"):
+            if inside:
+                buf[start : start + len(line)] = b" " * len(line)
+        elif line.strip() and not line.lstrip().startswith(b"#"):
+            inside = line[:1] in (b" ", b"\t")
 
 
 def _last_row(node: Node) -> int:

@@ -75,6 +75,10 @@ def _index() -> ApiIndex:
         *(ApiEntry(V3, c, "empty", "method") for c in ("Array", "Dictionary", "String")),
         *(ApiEntry(V4, c, "is_empty", "method") for c in ("Array", "Dictionary", "String")),
         ApiEntry(V3, "Array", "remove", "method"), ApiEntry(V4, "Array", "remove_at", "method"),
+        ApiEntry(V3, "Array", "sort_custom", "method", arg_count=2,
+                 signature="void sort_custom(obj: Object, func: String)"),
+        ApiEntry(V4, "Array", "sort_custom", "method", arg_count=1,
+                 signature="void sort_custom(func: Callable)"),
         # ResourceSaver.save takes the path first in 3.4 and the resource first in 4.x
         *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in ("ResourceSaver", "Resource")),
         ApiEntry(V3, "ResourceSaver", "save", "method", arg_count=3, default_count=1,
@@ -376,3 +380,23 @@ def test_an_unresolved_use_is_one_weak_item_whichever_classes_had_the_member():
     hits = [_derived(f"{c}.empty", "method", f"{c}.is_empty") for c in ("Array", "Dictionary", "String")]
     facts = code_facts(chunk, EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=hits), project)
     assert [(f.name, f.weak) for f in facts.godot3] == [("Array.empty", True)]
+
+
+def test_suggested_code_is_never_half_migrated():
+    """A use left as it was (receiver unknown) or a call whose arguments change: no whole Godot 4 code."""
+    left = "extends Node\n\nfunc f(thing):\n\tvar a = []\n\ta.remove(0)\n\tthing.remove(1)\n"
+    judgment = _decide(left, "func f")
+    assert [c.new for c in judgment.suggested_changes] == ["a.remove_at(0)"]
+    assert judgment.suggested_code is None
+    call = 'extends Node\n\nfunc f(res):\n\tvar a = []\n\ta.remove(0)\n\tResourceSaver.save("a.tres", res)\n'
+    judgment = _decide(call, "func f")
+    assert len(judgment.suggested_changes) == 2 and judgment.suggested_code is None
+
+
+def test_a_trailing_comma_adds_no_argument():
+    """Godot 4's `items.sort_custom(\n\tfunc(a, b): ...,\n)` takes one Callable, like 4.x's signature."""
+    code = ("extends Node\n\nfunc f():\n\tvar items = []\n"
+            "\titems.sort_custom(\n\t\tfunc(a, b): return a < b,\n\t)\n")
+    assert not _godot3(code, "func f")
+    assert _godot3(code.replace("func(a, b): return a < b,", 'self, "by_name",'), "func f") == [
+        ("call_form", False, "Array")]

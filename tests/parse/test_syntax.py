@@ -167,6 +167,10 @@ def test_a_column_0_comment_inside_a_match_branch_keeps_the_function_whole():
     spans = [(c.chunk_kind, c.name, c.span.start_line, c.span.end_line, c.parse_status) for c in chunks]
     assert spans[1:] == [("function", "f", 3, 11, "ok"), ("function", "g", 13, 15, "ok")]
     assert '#\t\t\tprint("old")' in chunks[1].code_text  # the chunk keeps the file's own text
+    crlf = text.replace('print(\"old\")\n', 'print(\"old\")\n\n').replace("\n", "\r\n")
+    spans = [(c.chunk_kind, c.name, c.span.start_line, c.span.end_line, c.parse_status)
+             for c in chunk_file(source("m.gd", crlf))]
+    assert spans[1:] == [("function", "f", 3, 12, "ok"), ("function", "g", 14, 16, "ok")]
 
 
 def test_dangling_annotation_and_top_level_statement_kept():
