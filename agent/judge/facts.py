@@ -209,6 +209,13 @@ def _in_scope(project: ProjectContext | None, receiver: str | None, md: dict, ro
             and api.lookup(V4, receiver, target, kinds) is not None)
 
 
+def _engine_class_before(masked: str, dot: int, api, declared: set[str]) -> bool:
+    """The receiver before `dot` is an engine class named as such (`ResourceSaver.save`), not the script's own."""
+    m = re.search(r"(?<![\w.$%@])([A-Z]\w*)\s*$", masked[:dot])
+    name = m.group(1) if m else ""
+    return bool(name) and name not in declared and (api.has_class(V3, name) or api.has_class(V4, name))
+
+
 def _user_singleton(masked: str, dot: int, project: ProjectContext | None) -> bool:
     """The receiver before `dot` is a bare capitalised name no engine version defines (an autoload, a class_name)."""
     api = project.api if project else None
@@ -595,8 +602,10 @@ def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None) -> l
     out: list[MemberUse] = []
     for m in _MEMBER_USE.finditer(masked):
         member = m.group(1)
-        if member in facts.declared or masked[max(0, m.start() - 4) : m.start()] == "self":
+        if masked[max(0, m.start() - 4) : m.start()] == "self":
             continue
+        if member in facts.declared and not _engine_class_before(masked, m.start(), api, facts.declared):
+            continue  # `other.save()` may be the script's own `func save()`; `ResourceSaver.save()` is not
         receiver = receiver_type(text, masked, m.start(), facts.scope)
         if receiver is None or not (api.has_class(V3, receiver) and api.has_class(V4, receiver)):
             continue

@@ -185,6 +185,7 @@ class Retriever:
         ranks: dict[tuple[str, str], int] = defaultdict(int)
         fused: dict[tuple[str, str], float] = defaultdict(float)
         legs: dict[tuple[str, str], list[str]] = defaultdict(list)
+        exact_rank: dict[tuple[str, str], int] = {}
         rows_by_key: dict[tuple[str, str], dict] = {}
         counts = {"exact_api_hits": 0, "keyword_hits": 0, "vector_hits": 0}
         for row in rows:  # rows of one leg+table arrive in rank order
@@ -196,6 +197,7 @@ class Retriever:
             fused[key] += cfg.weight(leg) / (cfg.rrf_k + ranks[(leg, row["table_name"])])
             if leg == "exact":
                 fused[key] += cfg.exact_boost
+                exact_rank[key] = ranks[(leg, row["table_name"])]
                 counts["exact_api_hits"] += 1
             elif leg == "keyword":
                 counts["keyword_hits"] += 1
@@ -208,8 +210,11 @@ class Retriever:
         for table in TABLES:
             keys = sorted((k for k in fused if k[0] == table), key=lambda k: (-fused[k], k[1]))
             # exact old-name matches are kept past top_k (up to twice it): a chunk full of Godot 3
-            # calls needs the mapping of each one, and these are the most precise evidence there is
-            exact = [k for k in keys[cfg.top_k(table) :] if "exact" in legs[k]][: cfg.top_k(table)]
+            # calls needs the mapping of each one, and these are the most precise evidence there is.
+            # They come in the exact leg's order (the chunk's own names first, the index's derived rows
+            # last): other legs favour the many per-class rows of one member (PoolByteArray.empty, ...)
+            exact = sorted((k for k in keys[cfg.top_k(table) :] if "exact" in legs[k]),
+                           key=lambda k: exact_rank[k])[: cfg.top_k(table)]
             for key in keys[: cfg.top_k(table)] + exact:
                 row = rows_by_key[key]
                 metadata = dict(row["metadata"] or {})

@@ -146,3 +146,23 @@ def test_thread_safe_and_latency(retriever):
     t0 = time.perf_counter()
     retriever.retrieve_many(queries)
     print(f"retrieve_many (batched embeddings): {(time.perf_counter() - t0) * 1000 / len(queries):.1f} ms/chunk")
+
+
+
+def test_exact_rows_past_top_k_come_in_the_exact_legs_order():
+    """`d.empty()`: the converter's `empty` row (the exact leg's first) is kept though the index's derived
+    `PoolXArray.empty` rows, also found by the vector leg, outscore it in the fusion."""
+    from agent.settings import Settings
+
+    def row(leg, i, source):
+        return {"leg": leg, "table_name": "api_mapping", "id": i, "title": source, "content": source,
+                "metadata": {"source_api": source}, "documented": None}
+
+    derived = [f"Pool{n}Array.empty" for n in ("Byte", "Int", "Real", "String", "Vector2", "Vector3", "Color")]
+    derived += [f"Other{n}.empty" for n in range(8)]
+    rows = [row("exact", "m:empty", "empty")] + [row("exact", f"m:{d}", d) for d in derived]
+    rows += [row("vector", f"m:{d}", d) for d in derived]
+    retriever = Retriever(Settings(), None, embedder=object(), config=RetrievalConfig(top_k_mappings=6))
+    bundle = retriever._fuse(_q(calls=["d.empty"], text="d.empty()"), rows, ["empty"])
+    kept = [h.metadata["source_api"] for h in bundle.api_mapping_evidence]
+    assert len(kept) == 12 and "empty" in kept
