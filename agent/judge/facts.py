@@ -210,7 +210,7 @@ def _in_scope(project: ProjectContext | None, receiver: str | None, md: dict, ro
 
 
 def _engine_class_before(masked: str, dot: int, api, declared: set[str]) -> bool:
-    """The receiver before `dot` is an engine class named as such (`ResourceSaver.save`), not the script's own."""
+    """The receiver before `dot` is an engine class by name (`ResourceSaver.save`), not the script's own."""
     m = re.search(r"(?<![\w.$%@])([A-Z]\w*)\s*$", masked[:dot])
     name = m.group(1) if m else ""
     return bool(name) and name not in declared and (api.has_class(V3, name) or api.has_class(V4, name))

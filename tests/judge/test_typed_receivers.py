@@ -370,7 +370,7 @@ def test_a_literal_argument_only_the_3_4_signature_takes_is_a_call_form_change()
             '\tResourceSaver.save("b.tres", res)\n')
     assert _godot3(code, "func f") == [("call_form", False, "ResourceSaver")] * 2
     own = 'extends Node\n\nfunc save(res):\n\tvar err = ResourceSaver.save("res://a.tres", res)\n'
-    assert _godot3(own, "func save") == [("call_form", False, "ResourceSaver")]  # the script's save() is not it
+    assert _godot3(own, "func save") == [("call_form", False, "ResourceSaver")]  # not the script's save()
     for godot4 in ('ResourceSaver.save(res, "res://a.tres")', "ResourceSaver.save(path, res)"):
         assert not _godot3(f"extends Node\n\nfunc f(res, path):\n\t{godot4}\n", "func f"), godot4
 

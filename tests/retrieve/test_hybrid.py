@@ -158,8 +158,8 @@ def test_exact_rows_past_top_k_come_in_the_exact_legs_order():
         return {"leg": leg, "table_name": "api_mapping", "id": i, "title": source, "content": source,
                 "metadata": {"source_api": source}, "documented": None}
 
-    derived = [f"Pool{n}Array.empty" for n in ("Byte", "Int", "Real", "String", "Vector2", "Vector3", "Color")]
-    derived += [f"Other{n}.empty" for n in range(8)]
+    derived = [f"Pool{n}Array.empty" for n in ("Byte", "Int", "Real", "String", "Vector2", "Color")]
+    derived += [f"Other{n}.empty" for n in range(9)]
     rows = [row("exact", "m:empty", "empty")] + [row("exact", f"m:{d}", d) for d in derived]
     rows += [row("vector", f"m:{d}", d) for d in derived]
     retriever = Retriever(Settings(), None, embedder=object(), config=RetrievalConfig(top_k_mappings=6))
