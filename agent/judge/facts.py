@@ -645,6 +645,19 @@ def _member_type(api, classes: frozenset[str]):
     return member_type
 
 
+def _element_type(api):
+    """The class of what `type.method()` returns a list of: 4.x `Array[Node]` where 3.4 says `Array`."""
+    def element_type(owner: str, member: str) -> str | None:
+        old = api.lookup(V3, type_in(V3, owner), member, ("method",))
+        new = api.lookup(V4, type_in(V4, owner), member, ("method",))
+        m = re.fullmatch(r"Array\[(\w+)\]", new.return_type) if new is not None else None
+        if old is None or old.return_type != "Array" or m is None:
+            return None
+        item = m.group(1)
+        return item if api.has_class(V3, item) and api.has_class(V4, item) else None
+    return element_type
+
+
 def _godot4_api_findings(facts: CodeFacts, project: ProjectContext | None, uses: list[MemberUse]) -> list[Finding]:
     """What only 4.x documents, used in code position: a class 3.4 lacks, or a member of a resolved
     receiver that its 3.4 class (and ancestors) lacks in every role. A Godot 4 cue each."""
@@ -780,6 +793,7 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         facts.named = by_name_uses(masked, lexed.strings)
         if api is not None:
             facts.scope.member_type = _member_type(api, classes)
+            facts.scope.element_type = _element_type(api)
             infer_var_types(surrounding, context, facts.scope)  # the script's member variables
             infer_var_types(chunk.code_text, masked, facts.scope)
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES

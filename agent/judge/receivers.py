@@ -36,6 +36,8 @@ class Scope:
     """(type, member) -> the type a property holds or a method returns, from the API index: `a.b.c` chains."""
     node_classes: frozenset[str] = frozenset()
     """Node classes both versions document: a `$Button` no scene types is taken to be a Button."""
+    element_type: Callable[[str, str], str | None] | None = None
+    """(type, method) -> the class of the items it returns (4.x `Array[Node]`): `for c in get_children()`."""
 
     def node_type(self, path: str) -> str | None:
         """A node path's type: the scene's, else the class its last name spells when both versions have it.
@@ -72,6 +74,7 @@ def scope_of(code: str, masked: str, context: str, *, own_class: str | None, nod
 
 
 _VAR_INIT = re.compile(r"^[ \t]*(?:@?onready\s+)?var\s+([A-Za-z_]\w*)\s*:?=[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
+_FOR_IN = re.compile(r"^[ \t]*for\s+([A-Za-z_]\w*)\s+in\s+(\S[^\n]*?)\s*:", re.M)
 _IS_CLASS = re.compile(r"(?<![\w.])([a-z_]\w*)\s+is\s+([A-Z]\w*)\b")
 _CHAIN = re.compile(r"[A-Za-z_]\w*(?:\(\))?(?:\s*\.\s*[A-Za-z_]\w*(?:\(\))?)*")
 
@@ -99,6 +102,12 @@ def infer_var_types(code: str, masked: str, scope: Scope) -> None:
         found = receiver_type(code, masked, m.end(2), scope)
         if found:
             scope.var_types[name] = found
+    loops: dict[str, set[str | None]] = {}
+    for m in _FOR_IN.finditer(masked):  # `for child in get_children():` -- the loop variable is a Node
+        loops.setdefault(m.group(1), set()).add(_item_type(code, masked, m.start(2), m.end(2), scope))
+    for name, types in loops.items():  # every loop over that name agrees, or nothing is known
+        if name not in scope.var_types and len(types) == 1 and None not in types:
+            scope.var_types[name] = types.pop()
     narrowed: dict[str, set[str]] = {}
     for m in _IS_CLASS.finditer(masked):
         narrowed.setdefault(m.group(1), set()).add(m.group(2))
@@ -124,6 +133,18 @@ def literal_type(expr: str) -> str | None:
             return _LITERAL_TYPES.get(text[0])
         before, text = text, _INNERMOST.sub("0", text)  # innermost first: `[1, [2], {}]` -> `[1, 0, 0]`
     return "String" if re.fullmatch(r"(\"\"\"|'''|\"|')[ ]*\1(\s*%\s*[\w.]+)?", text) else None
+
+
+def _item_type(code: str, masked: str, start: int, end: int, scope: Scope) -> str | None:
+    """The class of the items of the call `masked[start:end]` returns (`get_children()`: Node), if known."""
+    if scope.element_type is None or masked[end - 1] != ")":
+        return None
+    k = _match_back(masked, end - 1)
+    call = re.search(r"(\.\s*)?([A-Za-z_]\w*)\s*$", masked[start:k]) if k > start else None
+    if call is None:
+        return None
+    owner = receiver_type(code, masked, start + call.start(1), scope) if call.group(1) else scope.own_class
+    return scope.element_type(owner, call.group(2)) if owner else None
 
 
 def _match_back(masked: str, j: int) -> int:

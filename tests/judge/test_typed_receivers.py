@@ -75,6 +75,10 @@ def _index() -> ApiIndex:
         *(ApiEntry(V3, c, "empty", "method") for c in ("Array", "Dictionary", "String")),
         *(ApiEntry(V4, c, "is_empty", "method") for c in ("Array", "Dictionary", "String")),
         ApiEntry(V3, "Array", "remove", "method"), ApiEntry(V4, "Array", "remove_at", "method"),
+        # get_children() returns a plain Array in 3.4 and an Array[Node] in 4.x; Node.filename is 3.4's
+        ApiEntry(V3, "Node", "get_children", "method", return_type="Array"),
+        ApiEntry(V4, "Node", "get_children", "method", return_type="Array[Node]"),
+        ApiEntry(V3, "Node", "filename", "property"), ApiEntry(V4, "Node", "scene_file_path", "property"),
         ApiEntry(V3, "Array", "sort_custom", "method", arg_count=2,
                  signature="void sort_custom(obj: Object, func: String)"),
         ApiEntry(V4, "Array", "sort_custom", "method", arg_count=1,
@@ -112,6 +116,7 @@ _HITS = [_derived("JSONParseResult.result", "property"), _derived("Button.presse
          _derived("SceneTree.change_scene", "method", "SceneTree.change_scene_to_file"),
          _derived("Control.update", "method", "Control.queue_redraw"),
          _derived("Array.remove", "method", "Array.remove_at"),
+         _derived("Node.filename", "property", "Node.scene_file_path"),
          RetrievalHit(table="api_mapping", record_id="converter:empty", title="empty", content="", score=1.0,
                       metadata={"source_api": "empty", "target_api": "is_empty", "change_type": "rename",
                                 "status": "candidate", "documented_in_godot4": False,
@@ -402,3 +407,12 @@ def test_a_trailing_comma_adds_no_argument():
     assert not _godot3(code, "func f")
     assert _godot3(code.replace("func(a, b): return a < b,", 'self, "by_name",'), "func f") == [
         ("call_form", False, "Array")]
+
+
+def test_a_loop_over_a_typed_list_types_its_variable():
+    """`for child in get_children()`: 4.x documents the items as Nodes; loops that disagree say nothing."""
+    code = "extends Node\n\nfunc f():\n\tfor child in get_children():\n\t\tprint(child.filename)\n"
+    assert _godot3(code, "func f") == [("Node.filename", False, "Node")]
+    assert "child.scene_file_path" in _decide(code, "func f").suggested_code
+    mixed = code + "\tfor child in [1]:\n\t\tprint(child)\n"
+    assert [w for _, w, _ in _godot3(mixed, "func f")] == [True]  # which child? unknown: a weak item
