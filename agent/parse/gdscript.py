@@ -111,12 +111,13 @@ def _blank_block_comments(src: bytes, buf: bytearray) -> None:
     scanner; blanked, it is a blank line. A comment is no code, so nothing is noted. One pass from
     the end (a run of comments takes the indentation of the code line below it).
     """
-    offsets = [0]
-    offsets += [i + 1 for i, c in enumerate(src) if c == 10]  # 10 = b"\n"
+    lines = src.split(b"\n")
+    end = len(src) + 1  # one past the last line's end, as if a newline followed it
     inside = False  # the next code line below is indented
-    for start in reversed(offsets):
-        end = src.find(b"\n", start)
-        line = src[start : end if end >= 0 else len(src)].rstrip(b"\r")
+    for line in reversed(lines):
+        start = end - len(line) - 1
+        end = start
+        line = line.rstrip(b"\r")
         if line.startswith(b"#"):
             if inside:
                 buf[start : start + len(line)] = b" " * len(line)
