@@ -15,8 +15,8 @@ from agent.apiindex import V3, V4, per_version_type, type_in, type_label
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
 from agent.judge.snippets import close_paren
-from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, literal_type, receiver_type,
-                                   role_at, scope_of, signal_string_uses)
+from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, literal_type,
+                                   receiver_type, role_at, scope_of, signal_string_uses)
 from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, GDSCRIPT_RULES, SyntaxRule, parameters,
                                       rule_matches)
 from agent.models import Chunk, EvidenceBundle, RetrievalHit
@@ -542,7 +542,7 @@ _CONTAINERS = frozenset({"Array", "Dictionary"})
 
 
 def _param_types(signature: str) -> list[str]:
-    """`int execute(path: String, arguments: PoolStringArray, blocking: bool = true)` -> the parameter types."""
+    """`int save(path: String, resource: Resource, flags: int = 0)` -> the parameter types."""
     signature = re.sub(r'"[^"]*"', '""', signature)  # a default string may hold a comma
     open_paren = signature.find("(")
     params = _call_args(signature, open_paren) if open_paren >= 0 else None
@@ -550,7 +550,7 @@ def _param_types(signature: str) -> list[str]:
 
 
 def _arg_literal_type(arg: str) -> str | None:
-    """The type of an argument written as a literal (`true`, `3`, `1.5`, `"a"`, `[...]`, `{...}`), else None."""
+    """The type of an argument written as a literal (`true`, `3`, `1.5`, `"a"`, `[...]`, `{...}`)."""
     if arg in ("true", "false"):
         return "bool"
     if re.fullmatch(r"-?\d+", arg):
@@ -561,7 +561,7 @@ def _arg_literal_type(arg: str) -> str | None:
 
 
 def _misfit(literal: str, param: str, api, version: str) -> bool:
-    """A literal of this type can never be this parameter (a bool where an Array goes, a list where an int goes).
+    """A literal of this type can never be this parameter (a bool for an Array, a list for an int).
 
     Numbers, bools and strings pass for one another and for enums (Variant converts them), and an Array
     literal for a packed array; a scalar against a container or a class (`Vector2`, `Resource`), or a
@@ -577,10 +577,15 @@ def _misfit(literal: str, param: str, api, version: str) -> bool:
 
 
 def _literal_misfits_4x(args: list[str], old: list, new: list, api) -> bool:
-    """Literal arguments that fit the 3.4 signature and, in one place, not the 4.x one: `OS.execute(p, a, true, out)`."""
+    """Literal arguments that fit the 3.4 signature and, in one place, not the 4.x one.
+
+    `ResourceSaver.save("res://a.tres", res)`: 4.x takes the Resource first, and a String is none.
+    """
+    if len(old) != 1 or len(new) != 1:
+        return False
     literals = [_arg_literal_type(a) for a in args]
     old_types, new_types = _param_types(old[0].signature), _param_types(new[0].signature)
-    if len(old) != 1 or len(new) != 1 or len(old_types) < len(args) or len(new_types) < len(args):
+    if len(old_types) < len(args) or len(new_types) < len(args):
         return False
     fits_3 = all(t is None or not _misfit(t, p, api, V3) for t, p in zip(literals, old_types))
     return fits_3 and any(t is not None and _misfit(t, p, api, V4) for t, p in zip(literals, new_types))
@@ -735,10 +740,10 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
         if args is None:
             continue
         n = len(args)
+        fits_3, fits_4 = any(e.accepts(n) for e in old), any(e.accepts(n) for e in new)
         made_static = _made_static_on_instance(masked, m, old, new)
-        misfit = not made_static and any(e.accepts(n) for e in old) and any(e.accepts(n) for e in new) \
-            and _literal_misfits_4x(args, old, new, api)
-        if not made_static and not misfit and (not any(e.accepts(n) for e in old) or any(e.accepts(n) for e in new)):
+        misfit = fits_3 and fits_4 and _literal_misfits_4x(args, old, new, api)
+        if not (made_static or misfit or (fits_3 and not fits_4)):
             continue
         old_type, new_type = type_in(V3, receiver), type_in(V4, receiver)
         shape_3, shape_4 = f"{old_type}.{_call_shape(old[0], member)}", f"{new_type}.{_call_shape(new[0], member)}"
@@ -746,8 +751,7 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
             text = facts.lexed.text
             target = text[masked.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
             call = re.sub(r"\s*\n\s*", " ", text[m.start() + 1 : close_paren(masked, masked.index("(", m.end()))])
-            as_4 = f"{new_type}.{call}".replace("( ", "(").replace(" )", ")") if any(e.accepts(n) for e in new) \
-                else shape_4
+            as_4 = f"{new_type}.{call}".replace("( ", "(").replace(" )", ")") if fits_4 else shape_4
             rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3, new=f"{target} = {as_4}",
                               change_type="signature_change", cues=(f"{new_type}.{member}",),
                               mapping_keys=(f"{old_type}.{member}",),

@@ -152,7 +152,8 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
                _r(r"\b(FileAccess|DirAccess|DisplayServer|CharacterBody[23]D|Node3D|create_tween|"
                   r"instantiate|change_scene_to_(file|packed)|queue_redraw|"
                   r"(?<![.\w])(randf_range|randi_range)|deg_to_rad|rad_to_deg|is_empty|"
-                  r"Packed(Byte|Int32|Int64|Float32|Float64|String|Vector2|Vector3|Color)Array|TileMapLayer|AnimatedSprite[23]D|up_direction|"
+                  r"Packed(Byte|Int32|Int64|Float32|Float64|String|Vector2|Vector3|Color)Array|TileMapLayer|"
+                  r"AnimatedSprite[23]D|up_direction|"
                   r"Time\s*\.\s*get_\w+)\b|\bget_window\s*\(\s*\)")),
 )
 
