@@ -188,6 +188,20 @@ def _defined_in_4(facts: CodeFacts, project: ProjectContext | None, receiver: st
     return api.lookup(V4, receiver, member, _ROLE_KINDS.get(role)) is not None
 
 
+def _gone_from(project: ProjectContext | None, receiver: str | None, member: str, role: str) -> bool:
+    """The receiver's 3.4 class has the member; its 4.x class and subclasses have none.
+
+    A name some unrelated 4.x class still defines (`ImporterMesh.set_surface_material`, a Resource)
+    is still gone from a typed MeshInstance.
+    """
+    api = project.api if project else None
+    if api is None or receiver is None or not api.complete_v4 or not api.has_class(V4, receiver):
+        return False
+    kinds = _ROLE_KINDS.get(role)
+    in_3, in_4 = api.lookup(V3, receiver, member, kinds), api.lookup(V4, receiver, member, kinds)
+    return in_3 is not None and in_4 is None and not api.defined_below(V4, receiver, member, kinds)
+
+
 def _in_scope(project: ProjectContext | None, receiver: str | None, md: dict, role: str) -> bool:
     """Whether a class-scoped rename may apply to a use on `receiver` (unknown receivers: yes, as before).
 
@@ -243,7 +257,7 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             continue
         if md.get("change_type") in ("behavior_change", "unchanged"):  # same name, other semantics: no version cue
             continue
-        if md.get("documented_in_godot4"):
+        if md.get("documented_in_godot4") and "." in source:
             continue  # still a valid Godot 4 name (Viewport, Texture): not a signal on its own
         if (md.get("provenance") or {}).get("source") == "api_index":
             continue  # derived rows are judged with their receiver (see _derived_findings)
@@ -251,6 +265,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
         if "." in source:
             owner, member = source.rsplit(".", 1)
             pattern = re.compile(rf"\b{re.escape(owner)}\s*\.\s*{re.escape(member)}\b")
+        elif md.get("documented_in_godot4") and not (roles and set(roles) <= {"call", "property"}):
+            continue
         else:
             member = source
             if roles == ("signal",) and source in signal_strings and source not in facts.declared:
@@ -279,6 +295,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 and "." not in source else None
             if _defined_in_4(facts, project, receiver, member, role):
                 continue
+            if md.get("documented_in_godot4") and not _gone_from(project, receiver, member, role):
+                continue  # some 4.x class still has the name (`ImporterMesh.set_surface_material`)
             classes = (md.get("provenance") or {}).get("classes") or []
             if not _in_scope(project, receiver, md, role):
                 continue  # a rename for ProgressBar does not apply to a Label
@@ -315,7 +333,8 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             continue
         source = str(md.get("source_api") or "")
         if "." not in source:
-            continue  # whole classes go through the class rows of the converter tables
+            strong.extend(_removed_class_uses(facts, project, hit, source, taken))
+            continue
         owner, member = source.rsplit(".", 1)
         if member in facts.declared or member == owner:
             continue  # `Vector2.Vector2` is a constructor: 4.x lists those apart, and the class row decides
@@ -383,6 +402,30 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
     decided = {f.name.rsplit(".", 1)[-1] for f in strong}
     return strong + [f for f in weak_ones
                      if f.name.rsplit(".", 1)[-1] not in decided and f.start not in taken]
+
+
+def _removed_class_uses(facts: CodeFacts, project: ProjectContext, hit, name: str,
+                        taken: set[int]) -> list[Finding]:
+    """Uses of a class only 3.4 documents that no rename table maps (`WebSocketClient`, `Geometry`).
+
+    A converter rename of the class (`Particles` -> `GPUParticles3D`) is found by `_api_findings`
+    and says more; the same use is then left to it. A class the project declares is its own.
+    """
+    api = project.api
+    if name in facts.declared or name in project.class_names or not api.has_class(V3, name) \
+            or api.has_class(V4, name) or not api.complete_v4:
+        return []
+    out: list[Finding] = []
+    masked = facts.lexed.masked
+    for m in re.finditer(rf"(?<![\w.$%@]){re.escape(name)}\b", masked):
+        if m.start() in taken:
+            continue
+        taken.add(m.start())
+        out.append(Finding("godot3", "api", name, name, _line_of(masked, m.start()), mapping=hit,
+                           start=m.start()))
+        if len(out) == MAX_USES_PER_RULE:
+            break
+    return out
 
 
 def _named_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None,
@@ -549,15 +592,30 @@ def _param_types(signature: str) -> list[str]:
     return [p.split("=", 1)[0].partition(":")[2].strip() for p in params or []]
 
 
-def _arg_literal_type(arg: str) -> str | None:
-    """The type of an argument written as a literal (`true`, `3`, `1.5`, `"a"`, `[...]`, `{...}`)."""
+_CONSTRUCTED = re.compile(r"([A-Z]\w*)\s*(?:\.\s*new\s*)?\(")
+
+
+def _arg_literal_type(arg: str, api=None) -> str | None:
+    """The type of an argument written as a literal (`true`, `3`, `1.5`, `"a"`, `[...]`, `{...}`),
+    or as a constructor of a class both versions have (`Color(1, 1, 1)`, `Timer.new()`)."""
     if arg in ("true", "false"):
         return "bool"
     if re.fullmatch(r"-?\d+", arg):
         return "int"
     if re.fullmatch(r"-?(\d+\.\d*|\.\d+)(e-?\d+)?", arg):
         return "float"
+    m = _CONSTRUCTED.match(arg)
+    if m and api is not None and close_paren(arg, m.end() - 1) == len(arg) \
+            and api.has_class(V3, m.group(1)) and api.has_class(V4, m.group(1)):
+        return m.group(1)
     return literal_type(arg)
+
+
+def _is_enum(param: str, api, version: str) -> bool:
+    """A signature type that names no class, scalar or container: an enum (`HTTPClient.Method`)."""
+    return (re.fullmatch(r"[A-Z]\w*(?:\.[A-Z]\w*)?", param) is not None and param not in _SCALARS
+            and param not in _CONTAINERS and not param.endswith("Array") and param != "Variant"
+            and not api.has_class(version, param))
 
 
 def _misfit(literal: str, param: str, api, version: str) -> bool:
@@ -565,7 +623,8 @@ def _misfit(literal: str, param: str, api, version: str) -> bool:
 
     Numbers, bools and strings pass for one another and for enums (Variant converts them), and an Array
     literal for a packed array; a scalar against a container or a class (`Vector2`, `Resource`), or a
-    container against anything but a container, is a misfit.
+    container against anything but a container, is a misfit. A constructed object (`Color(...)`) fits
+    any class parameter (Variant converts `Vector2` to `Vector2i`) but no scalar, container or enum.
     """
     if not param or param == "Variant":
         return False
@@ -573,6 +632,8 @@ def _misfit(literal: str, param: str, api, version: str) -> bool:
     known = api.has_class(version, param)
     if literal in _SCALARS:
         return container or (known and param not in _SCALARS)
+    if literal not in _CONTAINERS:
+        return container or param in _SCALARS or _is_enum(param, api, version)
     return not container and (param in _SCALARS or known)
 
 
@@ -583,12 +644,16 @@ def _literal_misfits_4x(args: list[str], old: list, new: list, api) -> bool:
     """
     if len(old) != 1 or len(new) != 1:
         return False
-    literals = [_arg_literal_type(a) for a in args]
+    literals = [_arg_literal_type(a, api) for a in args]
     old_types, new_types = _param_types(old[0].signature), _param_types(new[0].signature)
     if len(old_types) < len(args) or len(new_types) < len(args):
         return False
     fits_3 = all(t is None or not _misfit(t, p, api, V3) for t, p in zip(literals, old_types))
-    return fits_3 and any(t is not None and _misfit(t, p, api, V4) for t, p in zip(literals, new_types))
+    # a bool where 3.4 takes a bool and 4.x an enum (`request(url, [], true)`: 4.x's third is the method)
+    flag_to_enum = any(t == "bool" and p3 == "bool" and _is_enum(p4, api, V4)
+                       for t, p3, p4 in zip(literals, old_types, new_types))
+    return fits_3 and (flag_to_enum or any(t is not None and _misfit(t, p, api, V4)
+                                           for t, p in zip(literals, new_types)))
 
 
 MemberUse = tuple[re.Match[str], str, str, str]
@@ -616,6 +681,28 @@ def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None) -> l
             continue
         out.append((m, receiver, member, role_at(masked, m.end())))
     return out
+
+
+_BARE_CALL = re.compile(r"(?<![\w.$%@])([a-z_]\w*)(?=[ \t]*\()")
+_DECLARATION_BEFORE = re.compile(r"\b(?:func|signal)[ \t]+$")
+
+
+def _bare_self_calls(facts: CodeFacts, project: ProjectContext | None, chunk_file: str) -> list[MemberUse]:
+    """(match, own class, member, "call") for each bare `member(...)`: a call on the script's engine class.
+
+    `draw_string(font, pos, "hi", Color(1, 0, 0))` in a Node2D script. Only where the project shows
+    the whole script (and its project bases): a name any of them declares may be its own function.
+    """
+    api = project.api if project else None
+    own = facts.scope.own_class if facts.scope else None
+    known = project.declared.get(chunk_file) if project else None
+    if api is None or own is None or known is None or not api.complete_v4 \
+            or not (api.has_class(V3, own) and api.has_class(V4, own)):
+        return []
+    masked = facts.lexed.masked
+    return [(m, own, m.group(1), "call") for m in _BARE_CALL.finditer(masked)
+            if m.group(1) not in facts.declared and m.group(1) not in known
+            and not _DECLARATION_BEFORE.search(masked, masked.rfind("\n", 0, m.start()) + 1, m.start())]
 
 
 _CLASS_USE = re.compile(r"(?<![\w.$%@\"'])([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)\b")
@@ -799,6 +886,8 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
             facts.scope.member_type = _member_type(api, classes)
             facts.scope.element_type = _element_type(api)
             infer_var_types(surrounding, context, facts.scope)  # the script's member variables
+            for name, cls in (project.assigned_types.get(chunk.source_file, {}) if project else {}).items():
+                facts.scope.var_types.setdefault(name, cls)  # built elsewhere: `tex = ImageTexture.new()`
             infer_var_types(chunk.code_text, masked, facts.scope)
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
@@ -832,7 +921,8 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         facts.godot4.extend(new_overrides)
         uses = _resolved_member_uses(facts, project)
         if not facts.godot3_syntax:  # a stated syntax change says more than an argument count
-            facts.godot3.extend(_call_form_findings(facts, project, uses))
+            calls = uses + _bare_self_calls(facts, project, chunk.source_file)
+            facts.godot3.extend(_call_form_findings(facts, project, calls))
         facts.godot4.extend(_godot4_api_findings(facts, project, uses))
     # unsafe: raw text for control chars and blobs, code for calls, string contents for shell commands
     raw = chunk.code_text

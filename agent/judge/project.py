@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.apiindex import ApiIndex
+from agent.judge.lexer import lex
 
 _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
 _CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
@@ -27,6 +28,12 @@ _INNER_CLASS = re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M)
 _MEMBER_VAR = re.compile(r"^(?:(?:@\w+(?:\([^)\n]*\))?|onready|export(?:\([^)\n]*\))?)[ \t]+)*var[ \t][^\n]*", re.M)
 """A script-level `var` line (column 0, with its annotations or Godot 3 keywords)."""
 _DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum)\s+([A-Za-z_]\w*)", re.M)
+_ASSIGN_NEW = re.compile(r"^[ \t]+(?:self[ \t]*\.[ \t]*)?([a-z_]\w*)[ \t]*=[ \t]*([A-Z]\w*)[ \t]*"
+                         r"(?:\.[ \t]*new[ \t]*)?\(", re.M)
+"""`image_texture = ImageTexture.new()` in a function body: a member assigned a constructed object."""
+_LOCAL_VAR = re.compile(r"^[ \t]+(?:var|const)[ \t]+([A-Za-z_]\w*)"
+                        r"|^[ \t]*(?:static[ \t]+)?func[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
+"""A function's local `var` or its parameters: a bare assignment there may be to the local."""
 _SCRIPT_PROP = re.compile(r"^script\s*=\s*ExtResource\(\s*\"?([^\")\s]+)\"?\s*\)", re.M)
 
 
@@ -46,6 +53,8 @@ class ProjectContext:
     """Classes the project declares (`class_name X`, inner `class X`): never an engine class of either version."""
     inherited_vars: dict[str, str] = field(default_factory=dict)
     """Script path -> the member `var` lines of its project base scripts (`var image_texture: ImageTexture`)."""
+    assigned_types: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Script path -> {member: class} for members its (or its bases') functions build as one `Class.new()`."""
 
     def script_class(self, path: str) -> str | None:
         return self.extends.get(path)
@@ -115,6 +124,28 @@ def _scenes(path: str, text: str, out: dict[str, dict[str, str]], resolve: Calla
                 table.setdefault(node_path[len(prefix):], node_type)
 
 
+def _assigned_members(text: str, api: ApiIndex) -> dict[str, str]:
+    """Members that every function of the script constructs as one engine class (`tex = ImageTexture.new()`).
+
+    Godot 3 code often declares `var image_texture` untyped (or inherits it) and builds it in
+    `_init`. A name any function also declares locally or takes as a parameter is left out
+    (the assignment may be to that), and so is one constructed as two different classes.
+    """
+    masked = lex(text).masked
+    local: set[str] = set()
+    for m in _LOCAL_VAR.finditer(masked):
+        if m.group(1):
+            local.add(m.group(1))
+        else:
+            local.update(p.group(1) for p in re.finditer(r"(?:^|,)\s*([A-Za-z_]\w*)", m.group(2)))
+    classes = api.class_names()
+    seen: dict[str, set[str]] = {}
+    for m in _ASSIGN_NEW.finditer(masked):
+        if m.group(2) in classes:
+            seen.setdefault(m.group(1), set()).add(m.group(2))
+    return {name: next(iter(found)) for name, found in seen.items() if len(found) == 1 and name not in local}
+
+
 def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None) -> ProjectContext:
     """Extends chains and scene node types of a project (path -> text of its included files)."""
     ctx = ProjectContext(api=api)
@@ -144,11 +175,18 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
             cur = resolve(base.strip("\"'"), cur) if base[:1] in "\"'" else class_names.get(base, "")
         return chain + ([cur] if cur in own and cur not in chain else [])
 
+    assigned = {p: _assigned_members(t or "", api) for p, t in files.items() if api and p.endswith(".gd")}
     for path in own:
         ctx.declared[path] = frozenset().union(*(own.get(p, set()) for p in user_bases(path) or [path]))
         inherited = [line for base in user_bases(path)[1:] for line in _MEMBER_VAR.findall(files.get(base) or "")]
         if inherited:
             ctx.inherited_vars[path] = "\n".join(inherited)
+        members: dict[str, str] = {}
+        for base in user_bases(path) or [path]:  # the script's own assignments first, then its bases'
+            for name, cls in assigned.get(base, {}).items():
+                members.setdefault(name, cls)
+        if members:
+            ctx.assigned_types[path] = members
 
     def engine_base(path: str, seen: set[str]) -> str | None:
         base = raw_extends.get(path)

@@ -47,9 +47,16 @@ def negative_patterns(inp: JudgeInput) -> list[str]:
     return phrases
 
 
-def forbidden_answer_terms(inp: JudgeInput) -> list[str]:
+def forbidden_answer_terms(inp: JudgeInput, facts: CodeFacts) -> list[str]:
+    """The retrieved prototypes' forbidden terms; a noise prototype's only for a chunk with noise cues.
+
+    Retrieval is by similarity: `WebSocketServer` brings up the web-markup prototype, whose
+    "Godot 3 API" must not bind an answer about GDScript that shows no markup at all.
+    """
     terms: list[str] = []
     for hit in inp.evidence.label_evidence:
+        if hit.metadata.get("label") == "non_godot_noise" and not facts.noise:
+            continue
         rules = hit.metadata.get("validator_rules") or {}
         terms += [t for t in rules.get("forbidden_answer_terms") or [] if isinstance(t, str) and t.strip()]
     return terms
@@ -94,7 +101,7 @@ def recommendation_failures(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> l
         if any(_pattern_in(t, pattern, facts.declared) for t in suggestions):
             failures.append(f"no_godot3_api_recommended: suggestion matches negative pattern {pattern!r}")
     failures += _index_failures(suggestions, inp, facts)
-    for term in forbidden_answer_terms(inp):
+    for term in forbidden_answer_terms(inp, facts):
         # prose terms ("keep KinematicBody2D") also bind the rationale; code-like ones only suggestions
         if _CODE_LIKE.search(term):
             hit = any(_phrase_in(lex(t).no_comments, term, ignore_case=False) for t in suggestions)

@@ -62,6 +62,22 @@ def test_scene_nodes_and_extends_chains():
     assert ctx.script_class("enemy.gd") == "Node2D" and ctx.script_class("boss.gd") == "Node2D"
 
 
+def test_members_built_in_another_function_take_that_class():
+    base = "class_name BaseCel\nextends Reference\nvar image_texture\n"
+    cel = ("extends BaseCel\nvar tex\nvar shown\nvar mixed\n"
+           "func _init(t: ImageTexture = null, shown = null):\n\tif t:\n\t\timage_texture = t\n\telse:\n"
+           "\t\timage_texture = ImageTexture.new()\n\tself.tex = Label.new()\n\tshown = Label.new()\n"
+           "\tmixed = Label.new()\n\t# mixed = Timer.new()\n\tvar s = \"mixed = Timer.new()\"\n"
+           "func f():\n\tvar local\n\tlocal = Label.new()\n\tmixed = Button.new()\n\tlater = Foo.new()\n")
+    api = ApiIndex([ApiEntry(v, c, "", "class") for v in (V3, V4)
+                    for c in ("ImageTexture", "Label", "Button")], [])
+    ctx = build_project_context({"base.gd": base, "cel.gd": cel}, api)
+    # a parameter (`shown`) or a local may be what is assigned; two classes (`mixed`) say nothing;
+    # comments and strings never count; a user class (`Foo`) has no engine members to resolve
+    assert ctx.assigned_types["cel.gd"] == {"image_texture": "ImageTexture", "tex": "Label"}
+    assert "base.gd" not in ctx.assigned_types
+
+
 def test_receiver_types_from_scene_declarations_and_constructors():
     code = ('var f: File\nvar t = Thread.new()\nonready var label = $MessageLabel\n'
             'func g(e: InputEvent):\n\t$MessageLabel.hide()\n\tget_node("Box/Start").show()\n'

@@ -90,8 +90,32 @@ def _index() -> ApiIndex:
         ApiEntry(V4, "ResourceSaver", "save", "method", arg_count=3, default_count=2,
                  signature='Error save(resource: Resource, path: String = "", flags: BitField[SaverFlags] = 0)'),
         ApiEntry(V4, "Image", "get_width", "method", signature="int get_width() const"),
+        # a class 3.4 documents and 4.x lacks, which no rename table maps
+        ApiEntry(V3, "WebSocketClient", "", "class"),
+        # a member renamed on Panel that an unrelated 4.x Resource still defines
+        *(ApiEntry(v, "Panel", "", "class") for v in (V3, V4)), ApiEntry(V4, "Mesher", "", "class"),
+        ApiEntry(V3, "Panel", "paint_old", "method"), ApiEntry(V4, "Panel", "paint_new", "method"),
+        ApiEntry(V4, "Mesher", "paint_old", "method"),
+        # draw_string's fourth parameter is the Color in 3.4 and an alignment enum in 4.x
+        *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in ("Color", "HTTPRequest")),
+        ApiEntry(V3, "Node2D", "draw_string", "method", arg_count=5, default_count=2,
+                 signature="void draw_string(font: Font, position: Vector2, text: String, modulate: Color = "
+                           "Color( 1, 1, 1, 1 ), clip_w: int = -1)"),
+        ApiEntry(V4, "Node2D", "draw_string", "method", arg_count=7, default_count=4,
+                 signature="void draw_string(font: Font, pos: Vector2, text: String, alignment: "
+                           "HorizontalAlignment = 0, width: float = -1, font_size: int = 16, "
+                           "modulate: Color = Color(1, 1, 1, 1)) const"),
+        # HTTPRequest.request's third parameter: a bool (validate TLS) in 3.4, the method (an enum) in 4.x
+        ApiEntry(V3, "HTTPRequest", "request", "method", arg_count=5, default_count=4,
+                 signature='int request(url: String, custom_headers: PoolStringArray = PoolStringArray( ), '
+                           'ssl_validate_domain: bool = true, method: int = 0, request_data: String = "")'),
+        ApiEntry(V4, "HTTPRequest", "request", "method", arg_count=4, default_count=3,
+                 signature='Error request(url: String, custom_headers: PackedStringArray = '
+                           'PackedStringArray(), method: Method = 0, request_data: String = "")'),
     ]
-    classes += [ClassEntry(V3, "Image", "Object"), ClassEntry(V4, "Image", "Object"),
+    classes += [ClassEntry(V3, "WebSocketClient", "Object"), ClassEntry(V3, "Panel", "Object"),
+                ClassEntry(V4, "Panel", "Object"), ClassEntry(V4, "Mesher", "Object"),
+                ClassEntry(V3, "Image", "Object"), ClassEntry(V4, "Image", "Object"),
                 ClassEntry(V3, "ImageTexture", "Object"), ClassEntry(V4, "ImageTexture", "Object"),
                 ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
                 ClassEntry(V3, "JSONParseResult", "Object"),
@@ -323,6 +347,17 @@ def test_a_member_variable_of_a_project_base_script_types_its_uses():
     assert not _godot3(cel, "set_content")  # without the base script the receiver is unknown
 
 
+def test_a_member_built_in_another_function_types_its_uses():
+    """Pixelorama's cel builds `image_texture = ImageTexture.new()` in `_init` and uses it in a setter."""
+    cel = ("extends Reference\n\nvar image_texture\n\nfunc _init(t = null):\n\tif t:\n\t\timage_texture = t\n"
+           "\telse:\n\t\timage_texture = ImageTexture.new()\n\nfunc set_content(image):\n"
+           "\timage_texture.create_from_image(image, 0)\n")
+    assert _godot3(cel, "set_content") == [("call_form", False, "ImageTexture")]
+    head = "func set_content(image):\n"
+    local = cel.replace(head, head + "\tvar image_texture = load(\"x\")\n")
+    assert not _godot3(local, "set_content")  # a local of that name is not the member
+
+
 def test_is_with_a_variable_on_the_right_is_godot_3():
     """Godot 4's `is` takes a type; a parameter or a variable needs `is_instance_of(x, t)`."""
     code = 'extends Node\n\nstatic func f(p_obj, p_type):\n\tif p_obj is p_type:\n\t\treturn p_obj\n'
@@ -378,6 +413,56 @@ def test_a_literal_argument_only_the_3_4_signature_takes_is_a_call_form_change()
     assert _godot3(own, "func save") == [("call_form", False, "ResourceSaver")]  # not the script's save()
     for godot4 in ('ResourceSaver.save(res, "res://a.tres")', "ResourceSaver.save(path, res)"):
         assert not _godot3(f"extends Node\n\nfunc f(res, path):\n\t{godot4}\n", "func f"), godot4
+
+
+def test_a_constructed_argument_or_a_flag_where_4x_takes_an_enum_is_a_call_form_change():
+    """A bare call is a call on the script's own class; `Color(...)` is no alignment, `true` no method."""
+    code = ('extends Node2D\n\nfunc _draw():\n\tdraw_string(font, Vector2(1, 1), "hi", Color(1, 0, 0))\n\n'
+            'func fetch(http: HTTPRequest):\n\thttp.request("https://a", [], true)\n')
+    assert _godot3(code, "func _draw") == [("call_form", False, "Node2D")]
+    assert _godot3(code, "func fetch") == [("call_form", False, "HTTPRequest")]
+    for godot4 in ('draw_string(font, Vector2(1, 1), "h", HORIZONTAL_ALIGNMENT_LEFT, -1, 16, Color(1, 0, 0))',
+                   'draw_string(font, Vector2(1, 1), "hi")', 'http.request("https://a", [], flag)',
+                   'http.request("https://a", [], HTTPClient.METHOD_GET)'):
+        code = f"extends Node2D\n\nfunc f(http: HTTPRequest, font, flag):\n\t{godot4}\n"
+        assert not _godot3(code, "func f"), godot4
+    own = ('extends Node2D\n\nfunc draw_string(a, b, c, d):\n\tpass\n\n'
+           'func _draw():\n\tdraw_string(font, Vector2(1, 1), "hi", Color(1, 0, 0))\n')
+    assert not _godot3(own, "func _draw")  # the script's own draw_string
+
+
+def test_a_class_only_3_4_documents_is_godot_3_where_no_table_renames_it():
+    code = "extends Node\n\nvar client: WebSocketClient = WebSocketClient.new()\n"
+    hits = [_derived("WebSocketClient", "class")]
+
+    def found(code: str, files: dict[str, str] | None = None) -> list[tuple[str, bool]]:
+        chunk = find_chunk(gd_chunks(code), "var client")
+        project = build_project_context(files or {"player.gd": code}, _index())
+        bundle = EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=hits)
+        return [(f.name, f.weak) for f in code_facts(chunk, bundle, project).godot3]
+
+    assert found(code) == [("WebSocketClient", False)] * 2  # every use is its own item
+    own = "class_name WebSocketClient\nextends Node\n"
+    assert found(code, {"player.gd": code, "ws.gd": own}) == []  # the project's own class of that name
+
+
+def test_a_rename_another_4x_class_still_has_the_old_name_for_applies_to_a_typed_receiver():
+    """`paint_old` is documented in 4.x (on Mesher), but not on a Panel: a typed Panel's use is Godot 3."""
+    row = RetrievalHit(
+        table="api_mapping", record_id="converter:paint", title="paint_old", content="", score=1.0,
+        metadata={"source_api": "paint_old", "target_api": "paint_new", "change_type": "rename",
+                  "status": "candidate", "documented_in_godot4": True,
+                  "provenance": {"source": "converter", "kind": "method", "classes": ["Panel"]}})
+
+    def names(param: str) -> list[str]:
+        code = f"extends Node\n\nfunc f(p{param}):\n\tp.paint_old()\n"
+        chunk = find_chunk(gd_chunks(code), "func f")
+        project = build_project_context({"player.gd": code}, _index())
+        bundle = EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=[row])
+        return [f.name for f in code_facts(chunk, bundle, project).godot3]
+
+    assert names(": Panel") == ["paint_old"]
+    assert names(": Mesher") == [] and names("") == []  # Mesher has it in 4.x; an unknown receiver may be one
 
 
 def test_an_unresolved_use_is_one_weak_item_whichever_classes_had_the_member():

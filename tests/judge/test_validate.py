@@ -9,7 +9,8 @@ import pytest
 from agent.judge.dimension import detect_project_dimension
 from agent.judge.evidence import EvidenceJudge
 from agent.judge.validate import judge_and_validate, validate
-from tests.judge.bundles import CB_DOC_ID, MAP_ID, PROTO_ID, make_input
+from agent.models import RetrievalHit
+from tests.judge.bundles import CB_DOC_ID, MAP_ID, PROTO_ID, kinematic_bundle, make_input
 from tests.retrieve.helpers import gd_chunks
 
 OLD = "extends KinematicBody2D\n\nfunc _physics_process(delta):\n\tpass\n"
@@ -67,6 +68,21 @@ def test_no_godot3_api_recommended(inp):
     # the old side and comments in suggested code are not recommendations
     ok = _good(suggested_code="# was KinematicBody2D\nextends CharacterBody2D")
     assert validate(ok, inp).ok
+
+
+def test_a_noise_prototypes_terms_bind_only_a_chunk_that_looks_like_noise():
+    """Similarity brings the web-markup prototype to `WebSocketServer`; its "Godot 3 API" binds HTML only."""
+    bundle = kinematic_bundle()
+    bundle.label_evidence.append(RetrievalHit(
+        table="label_prototypes", record_id="label:non-godot-noise:web-markup", title="non_godot_noise",
+        content="", score=0.05,
+        metadata={"label": "non_godot_noise",
+                  "validator_rules": {"forbidden_answer_terms": ["Godot 3 API"]}}))
+    said = _good(rationale="`KinematicBody2D` is Godot 3 API -> `CharacterBody2D`.")
+    assert validate(said, make_input(OLD, "extends", bundle=bundle)).ok
+    noisy = make_input(OLD, "extends", bundle=bundle)
+    noisy.facts.noise = ["html_tags"]  # a chunk that shows markup cues: the term binds
+    assert "no_godot3_api_recommended" in _rules(validate(said, noisy))
 
 
 def test_project_dimension(inp):
