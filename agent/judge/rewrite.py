@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren
-from agent.judge.syntax_rules import (GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, NODEPATH_AT, declared_variables,
-                                     rule_matches)
+from agent.judge.syntax_rules import (BASIS_FROM_EULER, GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, NODEPATH_AT,
+                                     declared_variables, rule_matches)
 
 _SIMPLE_TYPES = {"int", "float", "bool", "String", "Vector2", "Vector3", "Color", "NodePath", "PackedScene",
                  "Texture", "Texture2D", "Resource", "Array", "Dictionary", "AudioStream", "Font", "Curve"}
@@ -78,6 +78,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     code = _rewrite_os_window(code)
     code = _rewrite_is_variable(code)
     code = _sub_in_code(code, _NODEPATH_AT, lambda m, o: "^")  # @"A/B" -> ^"A/B"
+    code = _sub_in_code(code, _BASIS_FROM_EULER, lambda m, o: "Basis.from_euler(")
     if with_setget:  # shown per change only: Godot 4 runs the setter on in-class access too
         code = _sub_in_code(code, re.compile(r"^([ \t]*)((?:@\w+(?:\([^)\n]*\))?[ \t]+)*var\s+[^\n]*?)[ \t]+setget[ \t]+"
                                              r"(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$", re.M), _setget)
@@ -94,6 +95,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
 
 
 _NODEPATH_AT = re.compile(NODEPATH_AT)
+_BASIS_FROM_EULER = re.compile(BASIS_FROM_EULER)
 _IS_VARIABLE = re.compile(r"(?<![\w.$%])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+is\s+([a-z_]\w*)\b(?!\s*[.(\[])")
 
 

@@ -87,3 +87,17 @@ def test_godot3_nodepath_literals_take_the_caret():
     rule = next(r for r in GDSCRIPT_RULES if r.name == "nodepath_literal")
     godot4 = '@export var p := ^"A"\n@export_node_path("Node2D") var n\nvar s = "@\\"x"\n'
     assert not list(rule_matches(rule, lex(godot4).masked))
+
+
+def test_a_basis_from_one_vector3_is_the_godot3_euler_constructor():
+    """3.4's `Basis(Vector3 euler)`; 4.x builds it with `Basis.from_euler`. An axis and an angle stay."""
+    from agent.judge.lexer import lex
+    from agent.judge.syntax_rules import GDSCRIPT_RULES, rule_matches
+
+    code = "func f(m):\n\ttransform.basis = Basis(Vector3(0, m.x * -0.001, 0))\n"
+    assert mechanical_rewrite(code, {}, set()) == code.replace("Basis(Vector3", "Basis.from_euler(Vector3")
+    rule = next(r for r in GDSCRIPT_RULES if r.name == "basis_euler")
+    assert len(list(rule_matches(rule, lex(code).masked))) == 1
+    godot4 = ("var a = Basis(Vector3(0, 1, 0), 0.5)\nvar b = Basis.from_euler(Vector3(0, 1, 0))\n"
+              "var c = Basis(Vector3.RIGHT, Vector3.UP, Vector3.BACK)\nvar d = MyBasis(Vector3(1, 2, 3))\n")
+    assert not list(rule_matches(rule, lex(godot4).masked))
