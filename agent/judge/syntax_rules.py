@@ -55,7 +55,7 @@ _GLOBALS_REPLACED = ("polar2cartesian", "cartesian2polar", "parse_json", "to_jso
 
 
 BASIS_FROM_EULER = r"(?<![\w.])Basis\s*\(\s*(?=Vector3\s*\([^()\n]*\)\s*\))"
-"""`Basis(Vector3(x, y, z))`: 3.4's Euler-angle constructor; 4.x has no one-Vector3 one (`Basis.from_euler`)."""
+"""`Basis(Vector3(x, y, z))`: 3.4's Euler-angle constructor (4.x has none: `Basis.from_euler`)."""
 
 NODEPATH_AT = r"(?<![\w)\]\"'])@(?=[\"'])"
 """The `@` of a Godot 3 NodePath literal `@"A/B"` (Godot 4 writes `^"A/B"`; `@` starts an annotation)."""
@@ -140,7 +140,8 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     SyntaxRule("nodepath_literal", "godot3", _r(NODEPATH_AT + r"(\"\"\"|'''|\"|')[^\n]*?\1"),
                '@"path"', '^"path"', "syntax_change", ("NodePath",)),
     SyntaxRule("basis_euler", "godot3", _r(BASIS_FROM_EULER + r"Vector3\s*\([^()\n]*\)\s*\)"),
-               "Basis(Vector3 euler)", "Basis.from_euler(Vector3 euler)", "signature_change", ("from_euler", "Basis")),
+               "Basis(Vector3 euler)", "Basis.from_euler(Vector3 euler)", "signature_change",
+               ("from_euler", "Basis")),
     # --- Godot 4 only ---
     SyntaxRule("annotation", "godot4",
                _r(r"^\s*@(export\w*|onready|tool|rpc|warning_ignore\w*|icon|static_unload|abstract)\b")),
