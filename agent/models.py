@@ -143,6 +143,9 @@ class RetrieverQuery(_Model):
     gdscript: bool = True
     """Whether `raw_chunk_text` is GDScript, whose bare names are looked up, or a scene/resource/config
     section, whose `key=value` lines are not code."""
+    receiver_classes: list[str] = Field(default_factory=list)
+    """Classes the script declares the chunk's receivers with (`var client: WebSocketClient` above a
+    `client.poll()`): looked up exactly, so a class Godot 4 removed is found where only its object is used."""
 
 
 class RetrievalHit(_Model):

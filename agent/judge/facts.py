@@ -14,7 +14,7 @@ from typing import Literal
 from agent.apiindex import V3, V4, per_version_type, type_in, type_label
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
-from agent.judge.snippets import close_paren
+from agent.judge.snippets import close_paren, receiver_start
 from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, literal_type,
                                    receiver_type, role_at, scope_of, signal_string_uses)
 from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, GDSCRIPT_RULES, SyntaxRule, parameters,
@@ -406,7 +406,8 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
 
 def _removed_class_uses(facts: CodeFacts, project: ProjectContext, hit, name: str,
                         taken: set[int]) -> list[Finding]:
-    """Uses of a class only 3.4 documents that no rename table maps (`WebSocketClient`, `Geometry`).
+    """Uses of a class only 3.4 documents that no rename table maps (`WebSocketClient`, `Geometry`),
+    by name or through an object of it (`client.poll()` with `var client: WebSocketClient` above).
 
     A converter rename of the class (`Particles` -> `GPUParticles3D`) is found by `_api_findings`
     and says more; the same use is then left to it. A class the project declares is its own.
@@ -415,14 +416,21 @@ def _removed_class_uses(facts: CodeFacts, project: ProjectContext, hit, name: st
     if name in facts.declared or name in project.class_names or not api.has_class(V3, name) \
             or api.has_class(V4, name) or not api.complete_v4:
         return []
+    masked, text = facts.lexed.masked, facts.lexed.text
+    uses = [(m.start(), name) for m in re.finditer(rf"(?<![\w.$%@]){re.escape(name)}\b", masked)]
+    objects: set[str] = set()
+    for m in _MEMBER_USE.finditer(masked) if facts.scope is not None else ():
+        if receiver_type(text, masked, m.start(), facts.scope) == name:
+            start = receiver_start(text, masked, m.start())
+            if text[start : m.start()].strip() not in objects:  # each object once: its first use
+                objects.add(text[start : m.start()].strip())
+                uses.append((start, text[start : m.end()].strip()))
     out: list[Finding] = []
-    masked = facts.lexed.masked
-    for m in re.finditer(rf"(?<![\w.$%@]){re.escape(name)}\b", masked):
-        if m.start() in taken:
+    for start, used in sorted(uses):
+        if start in taken:
             continue
-        taken.add(m.start())
-        out.append(Finding("godot3", "api", name, name, _line_of(masked, m.start()), mapping=hit,
-                           start=m.start()))
+        taken.add(start)
+        out.append(Finding("godot3", "api", name, used, _line_of(masked, start), mapping=hit, start=start))
         if len(out) == MAX_USES_PER_RULE:
             break
     return out

@@ -26,7 +26,7 @@ def close_paren(masked: str, open_at: int) -> int:
     return -1
 
 
-def _receiver_start(text: str, masked: str, start: int) -> int:
+def receiver_start(text: str, masked: str, start: int) -> int:
     """Walk back over a receiver chain (`$Button.`, `get_tree().`, `preload("x").`)."""
     i = start
     while i > 0:
@@ -59,7 +59,7 @@ def expression_at(text: str, start: int) -> str:
         return ""
     while start < len(text) and text[start] in " \t.":
         start += 1
-    begin = _receiver_start(text, masked, start)
+    begin = receiver_start(text, masked, start)
     while begin < start and text[begin] in ". \t":
         begin += 1
     end = start

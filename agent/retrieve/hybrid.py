@@ -117,6 +117,7 @@ class Retriever:
         idents, words = keyword_text(query, terms, common)
         probes = trigram_probes(terms, self.config.trigram_probes, common)
         uses, names = code_terms(query, terms)
+        uses += [c for c in query.receiver_classes if c not in terms and c not in uses]
         params: dict[str, Any] = {
             "terms": terms,
             "code_terms": uses,

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from agent.intent import Intent, detect_intent
 from agent.judge.facts import is_gdscript
+from agent.judge.lexer import lex
 from agent.models import Chunk, ChunkTrace, Expansion, RetrieverQuery
 
 _TERM_LIMIT = 48
@@ -64,6 +65,23 @@ def _names_trace(term: str, trace: set[str], code: str) -> bool:
     return any(len(t) >= 4 and t in low for t in trace) or bool(re.fullmatch(r"(proj-)?[0-9a-f]{12,64}", low))
 
 
+_MEMBER_VAR_CLASS = re.compile(r"^(?:@?\w+(?:\([^)\n]*\))?[ \t]+)*var[ \t]+([A-Za-z_]\w*)[ \t]*"
+                               r"(?::[ \t]*([A-Z]\w*)|:?=[ \t]*([A-Z]\w*)[ \t]*\.[ \t]*new[ \t]*\()", re.M)
+
+
+def receiver_classes(chunk: Chunk) -> list[str]:
+    """Classes of the script's member variables (typed or `X.new()`) that the chunk uses as receivers."""
+    if not chunk.surrounding_context or not is_gdscript(chunk):
+        return []
+    masked = lex(chunk.code_text).masked
+    out: dict[str, None] = {}
+    for m in _MEMBER_VAR_CLASS.finditer(lex(chunk.surrounding_context).masked):
+        cls = m.group(2) or m.group(3)
+        if re.search(rf"(?<![\w.$%]){re.escape(m.group(1))}\s*\.", masked):
+            out.setdefault(cls)
+    return list(out)
+
+
 def build_retriever_query(prompt: str, chunk: Chunk, *, intent: Intent | None = None) -> RetrieverQuery:
     """The search half of a chunk: its code, its candidates and the prompt's cue terms.
 
@@ -93,6 +111,7 @@ def build_retriever_query(prompt: str, chunk: Chunk, *, intent: Intent | None = 
         prompt_terms=list(intent.prompt_terms),
         task_type=intent.task_type,
         gdscript=is_gdscript(chunk),
+        receiver_classes=[c for c in receiver_classes(chunk) if not _names_trace(c, trace, code)],
     )
 
 

@@ -442,6 +442,11 @@ def test_a_class_only_3_4_documents_is_godot_3_where_no_table_renames_it():
         return [(f.name, f.weak) for f in code_facts(chunk, bundle, project).godot3]
 
     assert found(code) == [("WebSocketClient", False)] * 2  # every use is its own item
+    uses = code + "\nfunc close(other):\n\tclient.poll()\n\tclient.disconnect_from_host()\n\tother.poll()\n"
+    chunk = find_chunk(gd_chunks(uses), "func close")
+    bundle = EvidenceBundle(query_id="q", task_type="version_check", api_mapping_evidence=hits)
+    facts = code_facts(chunk, bundle, build_project_context({"player.gd": uses}, _index()))
+    assert [(f.name, f.text) for f in facts.godot3] == [("WebSocketClient", "client.poll")]  # each object once
     own = "class_name WebSocketClient\nextends Node\n"
     assert found(code, {"player.gd": code, "ws.gd": own}) == []  # the project's own class of that name
 

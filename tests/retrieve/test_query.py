@@ -146,3 +146,15 @@ def test_prompt_is_never_parsed_as_code(base_settings):
     assert [c.chunk_kind for c in chunks] == ["class_extends"]
     q = build_retriever_query(prompt, chunks[0])
     assert "yield" not in q.query_terms and "Godot 3" in q.prompt_terms
+
+
+def test_the_classes_of_a_chunks_receivers_come_from_the_scripts_member_declarations():
+    """`client.poll()` alone names no class; the script's `var client: WebSocketClient` does."""
+    from tests.retrieve.helpers import find_chunk, gd_chunks
+
+    code = ("extends Node\n\nvar client: WebSocketClient = WebSocketClient.new()\n@onready var t = Timer.new()\n"
+            "var unused := HTTPRequest.new()\n# var other: UDPServer\n\n"
+            "func poll():\n\tclient.poll()\n\tt.start()\n\tprint(\"unused.x\")\n")
+    q = build_retriever_query(PROMPT, find_chunk(gd_chunks(code), "func poll"))
+    assert q.receiver_classes == ["WebSocketClient", "Timer"]  # not the unused one, nor a comment's
+    assert "WebSocketClient" not in q.query_text  # looked up exactly only: the search text stays the chunk's
