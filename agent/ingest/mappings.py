@@ -371,6 +371,9 @@ def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> l
 
     tables = _rename_rows(renames_file)
     classes4 = _class_targets(tables)
+    # a class rename the converter switched off ("World -> World3D: too common") is no removal either
+    disabled = {str(r.get("old")) for t in ("class_renames", "builtin_types_renames")
+                for r in tables.get(t, []) if not r.get("enabled", True)}
     member_rows: dict[str, dict[str, list[dict]]] = {}
     for kind, table in _DERIVED_TABLES.items():
         for row in tables.get(table, []):
@@ -393,7 +396,7 @@ def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> l
         else:
             target_cls = classes4.get(cls, "")
             c4 = index.class_entry(V4, target_cls) if target_cls else None
-            if not target_cls and complete:  # renamed classes are the converter table's rows already
+            if not target_cls and complete and cls not in disabled:  # renamed: the converter's rows already
                 out.append(MappingDraft(
                     "class", cls, target_cls or None, "rename" if target_cls else "removed",
                     evidence=[e for e in (entry3.chunk_id, c4.chunk_id if c4 else "") if e],

@@ -17,8 +17,8 @@ from agent.judge.project import ProjectContext
 from agent.judge.snippets import close_paren, receiver_start
 from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, literal_type,
                                    receiver_type, role_at, scope_of, signal_string_uses)
-from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, GDSCRIPT_RULES, SyntaxRule, parameters,
-                                      rule_matches)
+from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, GDSCRIPT_RULES, SyntaxRule,
+                                      declared_variables, parameters, rule_matches)
 from agent.models import Chunk, EvidenceBundle, RetrievalHit
 
 AST_KINDS = {"class_extends", "class_name", "tool", "signal", "declaration_group", "enum", "function",
@@ -239,7 +239,8 @@ def _user_singleton(masked: str, dot: int, project: ProjectContext | None) -> bo
     return bool(m and not api.has_class(V3, m.group(1)) and not api.has_class(V4, m.group(1)))
 
 
-def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None = None) -> list[Finding]:
+def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectContext | None = None,
+                  chunk_file: str = "") -> list[Finding]:
     """Identifiers that match a retrieved api_mapping old name, used as an API in the mapping's role.
 
     A signal rename applies to signal uses only, a property rename to property access, and so on;
@@ -295,8 +296,9 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 and "." not in source else None
             if _defined_in_4(facts, project, receiver, member, role):
                 continue
-            if md.get("documented_in_godot4") and not _gone_from(project, receiver, member, role):
-                continue  # some 4.x class still has the name (`ImporterMesh.set_surface_material`)
+            if md.get("documented_in_godot4") and (not _gone_from(project, receiver, member, role)
+                                                   or member in (project.declared.get(chunk_file) or ())):
+                continue  # some 4.x class still has the name; or the script's own `func update()` may be it
             classes = (md.get("provenance") or {}).get("classes") or []
             if not _in_scope(project, receiver, md, role):
                 continue  # a rename for ProgressBar does not apply to a Label
@@ -333,7 +335,7 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             continue
         source = str(md.get("source_api") or "")
         if "." not in source:
-            strong.extend(_removed_class_uses(facts, project, hit, source, taken))
+            strong.extend(_removed_class_uses(facts, project, hit, source, taken, chunk_file))
             continue
         owner, member = source.rsplit(".", 1)
         if member in facts.declared or member == owner:
@@ -405,7 +407,7 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
 
 
 def _removed_class_uses(facts: CodeFacts, project: ProjectContext, hit, name: str,
-                        taken: set[int]) -> list[Finding]:
+                        taken: set[int], chunk_file: str) -> list[Finding]:
     """Uses of a class only 3.4 documents that no rename table maps (`WebSocketClient`, `Geometry`),
     by name or through an object of it (`client.poll()` with `var client: WebSocketClient` above).
 
@@ -413,14 +415,19 @@ def _removed_class_uses(facts: CodeFacts, project: ProjectContext, hit, name: st
     and says more; the same use is then left to it. A class the project declares is its own.
     """
     api = project.api
-    if name in facts.declared or name in project.class_names or not api.has_class(V3, name) \
-            or api.has_class(V4, name) or not api.complete_v4:
+    own = project.declared.get(chunk_file) or ()
+    if name in facts.declared or name in project.class_names or name in own \
+            or not api.only_in_3(name) or not api.complete_v4:
         return []
     masked, text = facts.lexed.masked, facts.lexed.text
-    uses = [(m.start(), name) for m in re.finditer(rf"(?<![\w.$%@]){re.escape(name)}\b", masked)]
+    uses = []
+    for m in re.finditer(rf"(?<![\w.$%@]){re.escape(name)}\b(?:\s*\.\s*([A-Za-z_]\w*))?", masked):
+        if m.group(1) and m.group(1) != "new" and api.lookup(V3, name, m.group(1)) is None:
+            continue  # `Geometry.distance()`: an autoload's own function, not the 3.4 class's
+        uses.append((m.start(), name))
     objects: set[str] = set()
     for m in _MEMBER_USE.finditer(masked) if facts.scope is not None else ():
-        if receiver_type(text, masked, m.start(), facts.scope) == name:
+        if receiver_type(text, masked, m.start(), facts.scope) == name and api.lookup(V3, name, m.group(1)):
             start = receiver_start(text, masked, m.start())
             if text[start : m.start()].strip() not in objects:  # each object once: its first use
                 objects.add(text[start : m.start()].strip())
@@ -631,8 +638,8 @@ def _misfit(literal: str, param: str, api, version: str) -> bool:
 
     Numbers, bools and strings pass for one another and for enums (Variant converts them), and an Array
     literal for a packed array; a scalar against a container or a class (`Vector2`, `Resource`), or a
-    container against anything but a container, is a misfit. A constructed object (`Color(...)`) fits
-    any class parameter (Variant converts `Vector2` to `Vector2i`) but no scalar, container or enum.
+    container against anything but a container, is a misfit. A constructed object (`Color(...)`) is
+    taken to fit any class parameter (classes are not compared), but no scalar, container or enum.
     """
     if not param or param == "Variant":
         return False
@@ -657,11 +664,7 @@ def _literal_misfits_4x(args: list[str], old: list, new: list, api) -> bool:
     if len(old_types) < len(args) or len(new_types) < len(args):
         return False
     fits_3 = all(t is None or not _misfit(t, p, api, V3) for t, p in zip(literals, old_types))
-    # a bool where 3.4 takes a bool and 4.x an enum (`request(url, [], true)`: 4.x's third is the method)
-    flag_to_enum = any(t == "bool" and p3 == "bool" and _is_enum(p4, api, V4)
-                       for t, p3, p4 in zip(literals, old_types, new_types))
-    return fits_3 and (flag_to_enum or any(t is not None and _misfit(t, p, api, V4)
-                                           for t, p in zip(literals, new_types)))
+    return fits_3 and any(t is not None and _misfit(t, p, api, V4) for t, p in zip(literals, new_types))
 
 
 MemberUse = tuple[re.Match[str], str, str, str]
@@ -806,8 +809,8 @@ def _made_static_on_instance(masked: str, m: re.Match[str], old: list, new: list
 
     Godot 4 would build a new object and drop it: the statement is Godot 3's in-place form.
     """
-    if not all(e.is_static for e in new) or any(e.is_static for e in old):
-        return False
+    if masked[m.start()] != "." or not all(e.is_static for e in new) or any(e.is_static for e in old):
+        return False  # a bare `create(...)` is a call on the script itself
     line_start = masked.rfind("\n", 0, m.start()) + 1
     if not _STATEMENT_RECEIVER.fullmatch(masked, line_start, m.start()):
         return False  # `var img = x.create(...)`, `return x.create(...)`, `Image.create(...)`
@@ -894,9 +897,11 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
             facts.scope.member_type = _member_type(api, classes)
             facts.scope.element_type = _element_type(api)
             infer_var_types(surrounding, context, facts.scope)  # the script's member variables
-            for name, cls in (project.assigned_types.get(chunk.source_file, {}) if project else {}).items():
-                facts.scope.var_types.setdefault(name, cls)  # built elsewhere: `tex = ImageTexture.new()`
             infer_var_types(chunk.code_text, masked, facts.scope)
+            local = declared_variables(masked)
+            for name, cls in (project.assigned_types.get(chunk.source_file, {}) if project else {}).items():
+                if name not in local:  # a member built elsewhere: `tex = ImageTexture.new()` in `_init`
+                    facts.scope.var_types.setdefault(name, cls)
     rules = GDSCRIPT_RULES if gd else DIRECT_RULES
     scan = masked if gd else chunk.code_text
     for rule in rules:
@@ -915,7 +920,7 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
                 facts.godot4.append(Finding("godot4", "syntax", "stringname_literal", f'{prefix}"{content}"',
                                             _line_of(masked, start)))
                 break
-    facts.godot3.extend(_api_findings(facts, evidence, project))
+    facts.godot3.extend(_api_findings(facts, evidence, project, chunk.source_file))
     if gd:
         covered = {(f.name.rsplit(".", 1)[-1], f.line) for f in facts.godot3_api}
         facts.godot3.extend(f for f in _derived_findings(facts, evidence, project, chunk.source_file)

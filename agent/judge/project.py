@@ -125,7 +125,7 @@ def _scenes(path: str, text: str, out: dict[str, dict[str, str]], resolve: Calla
 
 
 def _assigned_members(text: str, api: ApiIndex) -> dict[str, str]:
-    """Members that every function of the script constructs as one engine class (`tex = ImageTexture.new()`).
+    """Names the script's functions assign `X.new()` of one engine class only (`tex = ImageTexture.new()`).
 
     Godot 3 code often declares `var image_texture` untyped (or inherits it) and builds it in
     `_init`. A name any function also declares locally or takes as a parameter is left out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from agent.judge.base import JudgeInput
-from agent.judge.facts import CodeFacts
+from agent.judge.facts import CodeFacts, looks_like_noise
 from agent.judge.lexer import lex
 from agent.models import Judgment
 
@@ -48,14 +48,15 @@ def negative_patterns(inp: JudgeInput) -> list[str]:
 
 
 def forbidden_answer_terms(inp: JudgeInput, facts: CodeFacts) -> list[str]:
-    """The retrieved prototypes' forbidden terms; a noise prototype's only for a chunk with noise cues.
+    """The retrieved prototypes' forbidden terms; a noise prototype's only for a chunk that looks like noise.
 
     Retrieval is by similarity: `WebSocketServer` brings up the web-markup prototype, whose
-    "Godot 3 API" must not bind an answer about GDScript that shows no markup at all.
+    "Godot 3 API" must not bind an answer about GDScript with Godot findings and no noise cues.
     """
+    noise = looks_like_noise(facts, inp.chunk)
     terms: list[str] = []
     for hit in inp.evidence.label_evidence:
-        if hit.metadata.get("label") == "non_godot_noise" and not facts.noise:
+        if hit.metadata.get("label") == "non_godot_noise" and not noise:
             continue
         rules = hit.metadata.get("validator_rules") or {}
         terms += [t for t in rules.get("forbidden_answer_terms") or [] if isinstance(t, str) and t.strip()]

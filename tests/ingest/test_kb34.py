@@ -117,3 +117,23 @@ def test_a_converter_row_disabled_for_text_replacement_serves_the_class_it_names
     assert (by["Control.set_margin"].target_api, by["Control.set_margin"].change_type) == ("Control.set_offset", "rename")
     assert by["Control.set_margin"].provenance["rename_row"] == {"from": "converter", "enabled": False}
     assert by["Shape.set_margin"].target_api is None  # the row names Control only
+
+
+def test_a_class_rename_the_converter_switched_off_derives_no_removal():
+    """`World -> World3D` is disabled as too common a word: `World` is then no removed class either."""
+    from agent.apiindex import V3, V4, ApiEntry, ApiIndex, ClassEntry
+    from agent.ingest.mappings import derived_mappings
+    from agent.settings import default_renames_file
+
+    if default_renames_file() is None:
+        pytest.skip("../shared/godot-data/renames_3_to_4.json is absent")
+    shared = [f"Shared{i}" for i in range(10)]  # a 4.x reference complete enough to derive removals from
+    entries = [ApiEntry(V3, "World", "", "class"), ApiEntry(V3, "WebSocketClient", "", "class"),
+               ApiEntry(V4, "World3D", "", "class"),
+               *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in shared)]
+    classes = [ClassEntry(V3, "World", "Resource"), ClassEntry(V3, "WebSocketClient", "Reference"),
+               ClassEntry(V4, "World3D", "Resource"),
+               *(ClassEntry(v, c, "Object") for v in (V3, V4) for c in shared)]
+    by = {d.source_api: d for d in derived_mappings(ApiIndex(entries, classes), default_renames_file(), [])}
+    assert "World" not in by
+    assert by["WebSocketClient"].change_type == "removed"

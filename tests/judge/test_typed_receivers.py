@@ -91,7 +91,8 @@ def _index() -> ApiIndex:
                  signature='Error save(resource: Resource, path: String = "", flags: BitField[SaverFlags] = 0)'),
         ApiEntry(V4, "Image", "get_width", "method", signature="int get_width() const"),
         # a class 3.4 documents and 4.x lacks, which no rename table maps
-        ApiEntry(V3, "WebSocketClient", "", "class"),
+        ApiEntry(V3, "WebSocketClient", "", "class"), ApiEntry(V3, "WebSocketClient", "poll", "method"),
+        ApiEntry(V3, "WebSocketClient", "disconnect_from_host", "method"),
         # a member renamed on Panel that an unrelated 4.x Resource still defines
         *(ApiEntry(v, "Panel", "", "class") for v in (V3, V4)), ApiEntry(V4, "Mesher", "", "class"),
         ApiEntry(V3, "Panel", "paint_old", "method"), ApiEntry(V4, "Panel", "paint_new", "method"),
@@ -415,14 +416,16 @@ def test_a_literal_argument_only_the_3_4_signature_takes_is_a_call_form_change()
         assert not _godot3(f"extends Node\n\nfunc f(res, path):\n\t{godot4}\n", "func f"), godot4
 
 
-def test_a_constructed_argument_or_a_flag_where_4x_takes_an_enum_is_a_call_form_change():
-    """A bare call is a call on the script's own class; `Color(...)` is no alignment, `true` no method."""
+def test_a_constructed_argument_where_4x_takes_an_enum_is_a_call_form_change():
+    """A bare call is a call on the script's own class; `Color(...)` is no alignment. A bool is no
+    finding: Godot 4.0's `request(url, headers, tls_validate_domain: bool)` took it where 4.4 takes
+    the method."""
     code = ('extends Node2D\n\nfunc _draw():\n\tdraw_string(font, Vector2(1, 1), "hi", Color(1, 0, 0))\n\n'
             'func fetch(http: HTTPRequest):\n\thttp.request("https://a", [], true)\n')
     assert _godot3(code, "func _draw") == [("call_form", False, "Node2D")]
-    assert _godot3(code, "func fetch") == [("call_form", False, "HTTPRequest")]
+    assert _godot3(code, "func fetch") == []
     for godot4 in ('draw_string(font, Vector2(1, 1), "h", HORIZONTAL_ALIGNMENT_LEFT, -1, 16, Color(1, 0, 0))',
-                   'draw_string(font, Vector2(1, 1), "hi")', 'http.request("https://a", [], flag)',
+                   'draw_string(font, Vector2(1, 1), "hi")', 'http.request("https://a", [], true)',
                    'http.request("https://a", [], HTTPClient.METHOD_GET)'):
         code = f"extends Node2D\n\nfunc f(http: HTTPRequest, font, flag):\n\t{godot4}\n"
         assert not _godot3(code, "func f"), godot4
@@ -468,6 +471,22 @@ def test_a_rename_another_4x_class_still_has_the_old_name_for_applies_to_a_typed
 
     assert names(": Panel") == ["paint_old"]
     assert names(": Mesher") == [] and names("") == []  # Mesher has it in 4.x; an unknown receiver may be one
+
+
+def test_no_finding_for_the_scripts_own_function_or_an_autoloads_member():
+    """`self.paint_old()` may be the script's own `func paint_old()`; `WebSocketClient.reset()` is an
+    autoload's (3.4's class has no `reset`)."""
+    row = RetrievalHit(
+        table="api_mapping", record_id="converter:paint", title="paint_old", content="", score=1.0,
+        metadata={"source_api": "paint_old", "target_api": "paint_new", "change_type": "rename",
+                  "status": "candidate", "documented_in_godot4": True,
+                  "provenance": {"source": "converter", "kind": "method", "classes": ["Panel"]}})
+    code = ("extends Panel\n\nfunc f():\n\tself.paint_old()\n\tWebSocketClient.reset()\n\n"
+            "func paint_old():\n\tpass\n")
+    chunk = find_chunk(gd_chunks(code), "func f")
+    bundle = EvidenceBundle(query_id="q", task_type="version_check",
+                            api_mapping_evidence=[row, _derived("WebSocketClient", "class")])
+    assert code_facts(chunk, bundle, build_project_context({"player.gd": code}, _index())).godot3 == []
 
 
 def test_an_unresolved_use_is_one_weak_item_whichever_classes_had_the_member():

@@ -80,8 +80,8 @@ def test_a_noise_prototypes_terms_bind_only_a_chunk_that_looks_like_noise():
                   "validator_rules": {"forbidden_answer_terms": ["Godot 3 API"]}}))
     said = _good(rationale="`KinematicBody2D` is Godot 3 API -> `CharacterBody2D`.")
     assert validate(said, make_input(OLD, "extends", bundle=bundle)).ok
-    noisy = make_input(OLD, "extends", bundle=bundle)
-    noisy.facts.noise = ["html_tags"]  # a chunk that shows markup cues: the term binds
+    noisy = make_input("func f():\n\tpass\n", "func f", bundle=bundle)
+    noisy.facts.noise = ["js_console", "html_tag", "css_rule"]  # no Godot findings, noise cues: it binds
     assert "no_godot3_api_recommended" in _rules(validate(said, noisy))
 
 
