@@ -188,10 +188,17 @@ def rows_from_chunks(chunks: Iterable[dict], version: str) -> tuple[list[ApiEntr
     return _unique(entries), classes
 
 
+def is_constructor(e: ApiEntry) -> bool:
+    """4.x lists constructors apart; 3.4 lists them as methods named as their class."""
+    return e.kind == "constructor" or (e.kind == "method" and e.member == e.class_name)
+
+
 def _unique(entries: list[ApiEntry]) -> list[ApiEntry]:
+    """One definition per (class, member, kind), except constructors: each overload is its own."""
     seen: dict[tuple, ApiEntry] = {}
     for e in entries:
-        seen.setdefault((e.version, e.class_name, e.member, e.kind), e)
+        overload = e.signature if is_constructor(e) else ""
+        seen.setdefault((e.version, e.class_name, e.member, e.kind, overload), e)
     return list(seen.values())
 
 

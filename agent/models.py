@@ -146,6 +146,9 @@ class RetrieverQuery(_Model):
     receiver_classes: list[str] = Field(default_factory=list)
     """Classes the script declares the chunk's receivers with (`var client: WebSocketClient` above a
     `client.poll()`): looked up exactly, so a class Godot 4 removed is found where only its object is used."""
+    receiver_members: list[str] = Field(default_factory=list)
+    """`Class.member` for the chunk's uses on receivers it or its script declares with a class
+    (`var items = []` above `items.sort_custom(...)`): both versions' pages of exactly those members."""
 
 
 class RetrievalHit(_Model):

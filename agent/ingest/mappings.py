@@ -367,7 +367,7 @@ def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> l
     `removed`. Each cites the 3.4 chunk and the 4.x chunk where one exists. `removed` for a
     whole class is only claimed when the 4.x reference looks complete (a subset proves nothing).
     """
-    from agent.apiindex import V3, V4
+    from agent.apiindex import V3, V4, is_constructor
 
     tables = _rename_rows(renames_file)
     classes4 = _class_targets(tables)
@@ -406,8 +406,8 @@ def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> l
         if not target_cls or not index.has_class(V4, target_cls):
             continue  # members of a class 4.x does not document here cannot be compared
         for e3 in index.members_of(V3, cls):
-            if e3.kind not in _DERIVED_KINDS:
-                continue
+            if e3.kind not in _DERIVED_KINDS or is_constructor(e3):
+                continue  # 4.x lists constructors apart; a call's form is checked against both overload sets
             draft = _derived_member(index, cls, target_cls, e3, member_rows.get(e3.kind, {}))
             if draft:
                 out.append(draft)

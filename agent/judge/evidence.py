@@ -286,15 +286,19 @@ class EvidenceJudge:
             labels = labels_for_mapping(mapping, ev)
             evidence_id, cited = mapping.record_id, [mapping.record_id, doc_id or ""]
         else:
-            # the page of the member itself (`Image.create`) before a page that mentions it
-            support = [h for h in ev.doc_evidence if rule.name == "call_form" and h.metadata.get("symbol") in cues][:1] \
-                or hits_mentioning(ev, cues, limit=1)
+            # the page of the member itself (`Image.create`) before a page that mentions it: the 4.x page
+            # first, then the 3.4 page of what the code uses
+            support = next((pages for c in cues if (pages := sorted(
+                (h for h in ev.doc_evidence if h.metadata.get("symbol") == c),
+                key=lambda h: h.metadata.get("doc_version") == "3.4"))), [])
+            support = support or hits_mentioning(ev, cues, limit=1)
             if not support:  # the upgrading guide is the evidence for GDScript 2 syntax changes
                 support = [h for h in ev.doc_evidence if h.metadata.get("doc_type") == "migration"][:1]
             hit = support[0] if support else None
             evidence_id = hit.record_id if hit else ""
             url = docs_url_of(hit, ev) if hit else None
-            cited = [evidence_id]
+            cited = [evidence_id] + [h.record_id for h in support[1:]
+                                     if h.metadata.get("doc_version") != hit.metadata.get("doc_version")][:1]
         if mapping is not None:  # a prototype backs the change only if it files it under a Godot 3 label
             labels = [h for h in labels if h.metadata.get("label") in _GODOT3_LABELS]
         else:

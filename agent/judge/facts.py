@@ -11,7 +11,7 @@ from itertools import islice
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.apiindex import V3, V4, per_version_type, type_in, type_label
+from agent.apiindex import V3, V4, is_constructor, per_version_type, type_in, type_label
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
 from agent.judge.snippets import close_paren, receiver_start
@@ -117,6 +117,16 @@ def _declared_as_member(masked: str, name: str) -> bool:
     """`name` is a function anywhere, or a script-level var/const/signal: not only a local or a parameter."""
     return bool(re.search(rf"^(?:[ \t]*(?:static\s+)?func|(?:static\s+)?(?:var|const|signal))\s+{re.escape(name)}\b",
                           masked, re.M))
+
+
+def _own_name(facts: CodeFacts, member: str, receiver: str | None) -> bool:
+    """A `.member` the script declares, on a receiver that may be the script itself.
+
+    `other.save()` may call the script's own `func save()`; `new_queue.remove(i)` on an Array
+    literal is Array's, whatever the script declares.
+    """
+    own = facts.scope.own_class if facts.scope else None
+    return member in facts.declared and (receiver is None or receiver == own)
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -278,8 +288,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 continue
             if source not in facts.identifiers:
                 continue
-            if source in facts.declared and (source[:1].isupper() or _declared_as_member(masked, source)):
-                continue  # a local `var instance = scene.instance()` is no method of that name
+            if source in facts.declared and source[:1].isupper():
+                continue  # the script's own class or constant of that name
             if source[:1].isupper():
                 pattern = re.compile(rf"(?<![\w.@]){re.escape(source)}\b")
             else:
@@ -294,6 +304,9 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             dot = masked.rfind(".", m.start(), m.end() - len(member))
             receiver = receiver_type(facts.lexed.text, masked, dot, facts.scope) if facts.scope and dot >= 0 \
                 and "." not in source else None
+            if "." not in source and _own_name(facts, member, receiver) \
+                    and _declared_as_member(masked, member):
+                continue  # the script's own function; a local `var instance = scene.instance()` is no method
             if _defined_in_4(facts, project, receiver, member, role):
                 continue
             if md.get("documented_in_godot4") and (not _gone_from(project, receiver, member, role)
@@ -338,7 +351,7 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             strong.extend(_removed_class_uses(facts, project, hit, source, taken, chunk_file))
             continue
         owner, member = source.rsplit(".", 1)
-        if member in facts.declared or member == owner:
+        if member == owner:
             continue  # `Vector2.Vector2` is a constructor: 4.x lists those apart, and the class row decides
         roles = _roles_of(md) or ()
         first_weak: Finding | None = None
@@ -353,8 +366,12 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             while b >= 0 and masked[b] in " \t":
                 b -= 1
             before = masked[max(0, b - 5) : b + 1]
+            if member in facts.declared and (b < 0 or masked[b] != "."):
+                continue  # the script's own name, used bare
             if b >= 0 and masked[b] == ".":
                 receiver = receiver_type(facts.lexed.text, masked, b, facts.scope)
+                if _own_name(facts, member, receiver):
+                    continue
             elif re.search(r"\b(func|var|const|signal)$", before):
                 continue  # the script declares this name itself
             elif role == "constant":
@@ -589,6 +606,16 @@ def _call_args(masked: str, open_paren: int) -> list[str] | None:
     return None
 
 
+def _arg_starts(masked: str, open_paren: int, args: list[str]) -> list[int]:
+    """Offsets of the arguments `_call_args` returned for the call whose `(` is at `open_paren`."""
+    starts, pos = [], open_paren + 1
+    for a in args:
+        pos = masked.index(a, pos)
+        starts.append(pos)
+        pos += len(a)
+    return starts
+
+
 def _call_arg_count(masked: str, open_paren: int) -> int | None:
     """How many arguments the call whose `(` is at `open_paren` has, or None."""
     args = _call_args(masked, open_paren)
@@ -615,7 +642,7 @@ def _arg_literal_type(arg: str, api=None) -> str | None:
     or as a constructor of a class both versions have (`Color(1, 1, 1)`, `Timer.new()`)."""
     if arg in ("true", "false"):
         return "bool"
-    if re.fullmatch(r"-?\d+", arg):
+    if re.fullmatch(r"-?(\d+|0x[0-9a-fA-F_]+|0b[01_]+)", arg):
         return "int"
     if re.fullmatch(r"-?(\d+\.\d*|\.\d+)(e-?\d+)?", arg):
         return "float"
@@ -685,9 +712,10 @@ def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None) -> l
         member = m.group(1)
         if masked[max(0, m.start() - 4) : m.start()] == "self":
             continue
-        if member in facts.declared and not _engine_class_before(masked, m.start(), api, facts.declared):
-            continue  # `other.save()` may be the script's own `func save()`; `ResourceSaver.save()` is not
         receiver = receiver_type(text, masked, m.start(), facts.scope)
+        if _own_name(facts, member, receiver) \
+                and not _engine_class_before(masked, m.start(), api, facts.declared):
+            continue  # `other.save()` may be the script's own `func save()`; `ResourceSaver.save()` is not
         if receiver is None or not (api.has_class(V3, receiver) and api.has_class(V4, receiver)):
             continue
         out.append((m, receiver, member, role_at(masked, m.end())))
@@ -865,6 +893,215 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
     return out
 
 
+_NUMERIC = frozenset({"int", "float", "bool"})
+_STRINGS = frozenset({"String", "StringName", "NodePath"})
+_SCALAR_CASTS = {"int": "int", "float": "float", "bool": "bool", "str": "String", "len": "int"}
+_PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$/]*(?:\s*\(\))?(?:\s*\.\s*[A-Za-z_]\w*(?:\s*\(\))?)*")
+"""`a.b().c`, `$Node.size()`: names and empty calls (arguments collapsed), no operators."""
+_TAIL_MEMBER = re.compile(r"\.\s*([A-Za-z_]\w*)\s*(\(\s*\))?$")
+
+
+def _expr_type(facts: CodeFacts, project: ProjectContext, arg: str, at: int, chunk_file: str) -> str | None:
+    """The type of one argument (`masked[at:]` starts with it) when the code makes it known, else None.
+
+    Literals and constructors, `int(...)`/`str(...)`, names typed or initialised as one type, a global
+    function's return type, and a member's: on a resolved receiver its class's, on an unknown one
+    only when every class that documents the member agrees on a number (`.size()`, `.length()`).
+    """
+    api, masked, scope = project.api, facts.lexed.masked, facts.scope
+    found = _arg_literal_type(arg, api)
+    if found:
+        return found
+    if re.fullmatch(r"[A-Za-z_]\w*", arg):
+        if arg in scope.scalar_types:
+            return scope.scalar_types[arg]
+        return type_label(scope.var_types[arg]) if arg in scope.var_types else None
+    call = re.fullmatch(r"([A-Za-z_]\w*)\s*\(", arg[: arg.find("(") + 1]) if "(" in arg else None
+    if call and close_paren(arg, arg.find("(")) == len(arg) and call.group(1) not in facts.declared:
+        name = call.group(1)
+        if name in _SCALAR_CASTS:
+            return _SCALAR_CASTS[name]
+        known = project.declared.get(chunk_file)
+        if known is None or name in known:
+            return None  # a bare call may be the script's own function
+        entry = next((e for g in _GLOBAL_SCOPES if (e := api.lookup(V3, g, name, ("method",)))), None)
+        return entry.return_type if entry and entry.return_type in _NUMERIC | _STRINGS else None
+    collapsed = arg
+    while (shorter := re.sub(r"\([^()]*\)", "()", collapsed)) != collapsed:
+        collapsed = shorter
+    tail = _TAIL_MEMBER.search(collapsed)
+    if tail is None or not _PLAIN_CHAIN.fullmatch(collapsed):
+        return None
+    member, kinds = tail.group(1), ("method",) if tail.group(2) else ("property",)
+    if member in facts.declared or member in (project.declared.get(chunk_file) or ()):
+        return None
+    dot = masked.rfind(".", at, at + arg.rfind(member))
+    receiver = receiver_type(facts.lexed.text, masked, dot, scope) if dot >= 0 else None
+    if receiver is not None:
+        entry = api.lookup(V3, type_in(V3, receiver), member, kinds)
+        return entry.return_type if entry and entry.return_type in _NUMERIC | _STRINGS else None
+    returns = {e.return_type for e in api.definers(V3, member, kinds)} | \
+        {e.return_type for e in api.definers(V4, member, kinds)}
+    if not returns or not returns <= _NUMERIC:
+        return None
+    return returns.pop() if len(returns) == 1 else "float"
+
+
+def _converts(arg: str, param: str, api, version: str) -> bool:
+    """Whether a value of type `arg` may be passed where a constructor overload takes `param`.
+
+    Numbers and bools pass for one another and for enums, strings for one another; a class for
+    itself or an ancestor, a list for any array type. Anything unsure passes.
+    """
+    arg, param = type_in(version, arg), _TYPED_ARRAY.sub("", param)
+    if not arg or not param or arg == param or param == "Variant":
+        return True
+    if arg in _NUMERIC:
+        return param in _NUMERIC or _is_enum(param, api, version)
+    if arg in _STRINGS:
+        return param in _STRINGS
+    if param in _NUMERIC or param in _STRINGS:
+        return False
+    if arg in _CONTAINERS or param in _CONTAINERS:
+        return all(t in _CONTAINERS or t.endswith("Array") for t in (arg, param))
+    if api.has_class(version, arg) and api.has_class(version, param):
+        return api.is_a(version, arg, param)
+    return True
+
+
+def _fits_overload(entries: list, types: list[str], api, version: str) -> bool:
+    return any(e.accepts(len(types)) and len(_param_types(e.signature)) >= len(types)
+               and all(_converts(t, p, api, version) for t, p in zip(types, _param_types(e.signature)))
+               for e in entries)
+
+
+_CONSTRUCTOR_CALL = re.compile(r"(?<![\w.$%@])([A-Z]\w*)\s*\(")
+
+
+def _constructor_findings(facts: CodeFacts, project: ProjectContext | None, chunk_file: str) -> list[Finding]:
+    """`String(5)`: a built-in type's constructor whose argument types fit a 3.4 overload and no 4.x one.
+
+    3.4 builds a String from any value; 4.x only from another string type (`str(x)` does the rest),
+    and a Color from an int (`Color.hex` in 4.x). Every argument's type must be known.
+    """
+    api = project.api if project else None
+    if api is None or facts.scope is None or not api.complete_v4:
+        return []
+    masked, text = facts.lexed.masked, facts.lexed.text
+    out: list[Finding] = []
+    for m in _CONSTRUCTOR_CALL.finditer(masked):
+        cls = m.group(1)
+        if cls in facts.declared or cls in project.class_names:
+            continue
+        old = [e for e in api.members_of(V3, cls) if is_constructor(e)]
+        new = [e for e in api.members_of(V4, cls) if is_constructor(e)]
+        args = _call_args(masked, m.end() - 1) if old and new else None
+        if not args:
+            continue
+        starts = _arg_starts(masked, m.end() - 1, args)
+        types = [_expr_type(facts, project, a, k, chunk_file) for a, k in zip(args, starts)]
+        if None in types or not _fits_overload(old, types, api, V3) or _fits_overload(new, types, api, V4):
+            continue
+        end = close_paren(masked, m.end() - 1)
+        call = text[m.start() : end]
+        if cls == "String" and len(args) == 1:
+            rule = SyntaxRule("string_from_value", "godot3", re.compile(r"String"),
+                              old=f"String.String({types[0]})",
+                              new=f"str({text[starts[0] : starts[0] + len(args[0])]})",
+                              change_type="signature_change", cues=("@GlobalScope.str", "String.String"),
+                              caveat=f"Godot 4 builds a String only from a string type, not {types[0]}")
+        elif cls == "Color" and types == ["int"]:  # 3.4's Color(from: int), a 32-bit RGBA value
+            rule = SyntaxRule("call_form", "godot3", re.compile(r"Color"), old="Color.Color(int)",
+                              new=f"Color.hex({text[starts[0] : starts[0] + len(args[0])]})",
+                              change_type="signature_change", cues=("Color.Color", "Color.hex"))
+        else:
+            same_count = [e for e in new if e.accepts(len(args))] or new
+            shapes = " | ".join(_call_shape(e, cls) for e in same_count)
+            rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(cls)),
+                              old=f"{cls}.{cls}({', '.join(types)})", new=shapes,
+                              change_type="signature_change", cues=(f"{cls}.{cls}",))
+        out.append(Finding("godot3", "syntax", rule.name, call, _line_of(masked, m.start()), rule,
+                           start=m.start()))
+        if len(out) == MAX_USES_PER_RULE:
+            break
+    return out
+
+
+def _params(signature: str) -> list[tuple[str, str]]:
+    """`void sort_custom(obj: Object, func: String)` -> [("obj", "Object"), ("func", "String")]."""
+    signature = re.sub(r'"[^"]*"', '""', signature)
+    open_paren = signature.find("(")
+    params = _call_args(signature, open_paren) if open_paren >= 0 else None
+    return [(p.split(":", 1)[0].strip(), p.split("=", 1)[0].partition(":")[2].strip()) for p in params or []]
+
+
+def _method_name_at(entry, n: int) -> int | None:
+    """Where a call of `n` arguments names a method by a string after its object (3.4's `(obj, "func")`)."""
+    params = _params(entry.signature)
+    if not entry.accepts(n):
+        return None
+    return next((i + 1 for i in range(min(n, len(params)) - 1)
+                 if params[i][1] == "Object" and params[i + 1][1] == "String"), None)
+
+
+_MEMBER_CALL = re.compile(r"\.\s*([a-z_]\w*)(?=\s*\()")
+
+
+def _method_string_findings(facts: CodeFacts, project: ProjectContext | None,
+                            chunk_file: str) -> list[Finding]:
+    """`nodes.sort_custom(Sorter, "by_y")` on a receiver the code leaves unknown: 3.4's (object, method name)
+    call form, where every 4.x method of that name takes a Callable instead.
+
+    Only where every 3.4 method of the name that fits the argument count takes the pair at that place,
+    the string is a method name, and the script declares no such method; when the object is `self` and
+    the project shows the whole script, the script must declare the named function. Typed receivers are
+    the call-form check's.
+    """
+    api = project.api if project else None
+    if api is None or facts.scope is None or not api.complete_v4:
+        return []
+    masked, text = facts.lexed.masked, facts.lexed.text
+    known = project.declared.get(chunk_file)
+    strings = {start: content for prefix, content, start in facts.lexed.strings if not prefix}
+    out: list[Finding] = []
+    for m in _MEMBER_CALL.finditer(masked):
+        member = m.group(1)
+        if member in facts.declared or member in (known or ()):
+            continue
+        receiver = receiver_type(text, masked, m.start(), facts.scope)
+        if receiver is not None and api.has_class(V3, receiver) and api.has_class(V4, receiver):
+            continue
+        open_at = masked.index("(", m.end())
+        args = _call_args(masked, open_at)
+        old = [e for e in api.definers(V3, member, ("method",)) if e.accepts(len(args or []))]
+        at = {_method_name_at(e, len(args)) for e in old} if args and old else {None}
+        if len(at) != 1 or None in at:
+            continue
+        (k,) = at
+        quote = _arg_starts(masked, open_at, args)[k]
+        name = strings.get(quote)
+        if name is None or len(args[k]) != len(name) + 2 or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            continue  # the whole argument is one string literal naming a method
+        if args[k - 1] == "self" and known is not None and name not in known:
+            continue  # `self` and a name the script does not declare: not a method of it
+        new = api.definers(V4, member, ("method",))
+        if not new or any(e.accepts(len(args)) and len(p := _params(e.signature)) > k
+                          and p[k][1] in ("String", "StringName") for e in new):
+            continue  # some 4.x method still takes a method name there (`TreeItem.set_custom_draw`)
+        shape_3 = f"{old[0].class_name}.{_call_shape(old[0], member)}"
+        shape_4 = " | ".join(dict.fromkeys(f"{e.class_name}.{_call_shape(e, member)}" for e in new[:2]))
+        rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3, new=shape_4,
+                          change_type="signature_change", cues=(f"{new[0].class_name}.{member}", member),
+                          mapping_keys=(f"{old[0].class_name}.{member}",),
+                          caveat="Godot 4 takes a Callable: pass the function itself (`obj.method`)")
+        start = m.start() + masked[m.start():].index(member)
+        out.append(Finding("godot3", "syntax", "call_form", text[start : close_paren(masked, open_at)],
+                           _line_of(masked, start), rule, start=start))
+        if len(out) == MAX_USES_PER_RULE:
+            break
+    return out
+
+
 def _own_class(chunk: Chunk, project: ProjectContext | None) -> str | None:
     """The class the chunk's script extends: the project's resolved chain, else the file's `extends`."""
     if project is not None and project.script_class(chunk.source_file):
@@ -891,7 +1128,8 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         context = lex(surrounding).masked  # the script's members, then those of its project base scripts
         facts.scope = scope_of(chunk.code_text, masked, context,
                                own_class=_own_class(chunk, project), node_types=nodes, classes=classes,
-                               node_classes=api.shared_node_classes() if api is not None else frozenset())
+                               node_classes=api.shared_node_classes() if api is not None else frozenset(),
+                               user_classes=project.class_bases if project else None)
         facts.named = by_name_uses(masked, lexed.strings)
         if api is not None:
             facts.scope.member_type = _member_type(api, classes)
@@ -932,10 +1170,15 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         old_overrides, new_overrides = _override_findings(facts, evidence, project, chunk.source_file)
         facts.godot3.extend(old_overrides)
         facts.godot4.extend(new_overrides)
+        # `Basis(Vector3(...))` has its own rule
+        constructed = [f for f in _constructor_findings(facts, project, chunk.source_file)
+                       if not any(g.start == f.start for g in facts.godot3_syntax)]
         uses = _resolved_member_uses(facts, project)
         if not facts.godot3_syntax:  # a stated syntax change says more than an argument count
             calls = uses + _bare_self_calls(facts, project, chunk.source_file)
             facts.godot3.extend(_call_form_findings(facts, project, calls))
+            facts.godot3.extend(_method_string_findings(facts, project, chunk.source_file))
+        facts.godot3.extend(constructed)
         facts.godot4.extend(_godot4_api_findings(facts, project, uses))
     # unsafe: raw text for control chars and blobs, code for calls, string contents for shell commands
     raw = chunk.code_text

@@ -55,6 +55,8 @@ class ProjectContext:
     """Script path -> the member `var` lines of its project base scripts (`var image_texture: ImageTexture`)."""
     assigned_types: dict[str, dict[str, str]] = field(default_factory=dict)
     """Script path -> {member: class} for members its (or its bases') functions build as one `Class.new()`."""
+    class_bases: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    """`class_name` -> (the engine class its script extends, the names that script and its bases declare)."""
 
     def script_class(self, path: str) -> str | None:
         return self.extends.get(path)
@@ -203,6 +205,9 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
         base = engine_base(path, set())
         if base:
             ctx.extends[path] = base
+    for name, path in class_names.items():
+        if path in ctx.extends:
+            ctx.class_bases[name] = (ctx.extends[path], ctx.declared.get(path, frozenset()))
     ctx.class_names = frozenset(class_names) | frozenset(
         n for p, t in files.items() if p.endswith(".gd") for n in _INNER_CLASS.findall(t or ""))
     return ctx

@@ -18,7 +18,26 @@ _VAR_TYPED = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)\s*:\s*([A-Z]\w*)\b")
 _VAR_NEW = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)\s*:?=\s*([A-Z]\w*)\s*(?:\.\s*new\s*)?\(")
 _VAR_NODE = re.compile(r"\bvar\s+([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?:?=\s*(?:\$|get_node\s*\(\s*\")")
 _PARAM_TYPED = re.compile(r"[(,]\s*([a-z_]\w*)\s*:\s*([A-Z]\w*)\b")
+_SCALAR_TYPED = re.compile(r"(?:\b(?:var|const)\s+|[(,]\s*)([A-Za-z_]\w*)\s*:\s*(int|float|bool)\b")
+_SCALAR_INIT = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)\s*:?=\s*(-?\d+(\.\d*)?|true|false)[ \t]*$", re.M)
+_RANGE_LOOP = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+range\s*\(")
 _SIGNAL_FUNCS = ("connect", "disconnect", "is_connected", "emit_signal", "has_signal")
+
+
+_VAR_LITERAL = re.compile(r"\b(?:var|const)\s+([A-Za-z_]\w*)\s*:?=\s*([\[{])")
+
+
+def declared_classes(masked: str) -> dict[str, str]:
+    """name -> class as the masked code declares it: `var f: File`, typed parameters, `X.new()`, `X(...)`,
+    and list or dictionary literals (`var items = []`). The first declaration of a name wins; nothing
+    is checked against an API index, so a project's own class name may come back too."""
+    out: dict[str, str] = {}
+    for rx in (_VAR_TYPED, _PARAM_TYPED, _VAR_NEW):
+        for m in rx.finditer(masked):
+            out.setdefault(m.group(1), m.group(2))
+    for m in _VAR_LITERAL.finditer(masked):
+        out.setdefault(m.group(1), "Array" if m.group(2) == "[" else "Dictionary")
+    return out
 
 
 @dataclass
@@ -38,6 +57,19 @@ class Scope:
     """Node classes both versions document: a `$Button` no scene types is taken to be a Button."""
     element_type: Callable[[str, str], str | None] | None = None
     """(type, method) -> the class of the items it returns (4.x `Array[Node]`): `for c in get_children()`."""
+    scalar_types: dict[str, str] = field(default_factory=dict)
+    """Names declared `int`, `float` or `bool` (typed, or initialised with a literal, or a `range` loop)."""
+    user_classes: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    """The project's `class_name`s -> (the engine class they extend, the names their scripts declare)."""
+
+    def engine_type(self, name: str, masked: str, dot: int) -> str | None:
+        """`name` as an engine class for the member after `dot`: a project class is its engine base,
+        unless its scripts declare that member (`var root: Node25D` above `root.get_position_in_parent()`)."""
+        if name not in self.user_classes:
+            return name
+        base, declared = self.user_classes[name]
+        member = re.match(r"\s*\.\s*([A-Za-z_]\w*)", masked[dot:])
+        return None if member is None or member.group(1) in declared else base
 
     def node_type(self, path: str) -> str | None:
         """A node path's type: the scene's, else the class its last name spells when both versions have it.
@@ -53,17 +85,30 @@ class Scope:
 
 
 def scope_of(code: str, masked: str, context: str, *, own_class: str | None, node_types: dict[str, str],
-             classes: frozenset[str], node_classes: frozenset[str] = frozenset()) -> Scope:
+             classes: frozenset[str], node_classes: frozenset[str] = frozenset(),
+             user_classes: dict[str, tuple[str, frozenset[str]]] | None = None) -> Scope:
     """Variable types declared in the chunk (and its surrounding context): typed, constructed, `$` nodes."""
-    scope = Scope(own_class=own_class, node_types=dict(node_types), classes=classes, node_classes=node_classes)
+    scope = Scope(own_class=own_class, node_types=dict(node_types), classes=classes,
+                  node_classes=node_classes, user_classes=dict(user_classes or {}))
+    scalars: dict[str, set[str]] = {}
     for text in (context, masked):
         for m in _VAR_TYPED.finditer(text):
             scope.var_types.setdefault(m.group(1), m.group(2))
         for m in _PARAM_TYPED.finditer(text):
             scope.var_types.setdefault(m.group(1), m.group(2))
         for m in _VAR_NEW.finditer(text):
-            if m.group(2) in classes:
+            if m.group(2) in classes or m.group(2) in scope.user_classes:
                 scope.var_types.setdefault(m.group(1), m.group(2))
+        for m in _SCALAR_TYPED.finditer(text):
+            scalars.setdefault(m.group(1), set()).add(m.group(2))
+        for m in _SCALAR_INIT.finditer(text):
+            literal = m.group(2)
+            scalars.setdefault(m.group(1), set()).add("bool" if literal in ("true", "false")
+                                                      else "float" if m.group(3) else "int")
+        for m in _RANGE_LOOP.finditer(text):
+            scalars.setdefault(m.group(1), set()).add("int")
+    # a name declared twice as different types (a member and a local) is not known
+    scope.scalar_types = {n: t.pop() for n, t in scalars.items() if len(t) == 1 and n not in scope.var_types}
     for m in _VAR_NODE.finditer(masked):  # `onready var label = $Label`: the node's type when the scene has it
         rest = code[m.end():]
         path = re.match(r"([\w/]+)", rest) if code[m.end() - 1] == "$" else re.match(r"([^\"]+)\"", rest)
@@ -113,7 +158,7 @@ def infer_var_types(code: str, masked: str, scope: Scope) -> None:
         narrowed.setdefault(m.group(1), set()).add(m.group(2))
     for name, types in narrowed.items():  # `if event is InputEventKey:` (one class only: an elif chain says less)
         (only,) = types if len(types) == 1 else (None,)
-        if only in scope.classes:
+        if only in scope.classes or only in scope.user_classes:
             scope.var_types[name] = only
 
 
@@ -183,6 +228,8 @@ def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
             m = re.match(r"\(\s*[\"']([^\"']+)[\"']", code[k:j + 1])
             return scope.node_type(m.group(1)) if m else None
         head, _, tail = callee.partition(".")
+        if tail == "new" and head in scope.user_classes:
+            return scope.engine_type(head, masked, dot)
         if tail == "new" and head in scope.classes:
             return head
         if not tail and head in scope.classes:
@@ -211,7 +258,7 @@ def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
         if name == "self":
             return scope.own_class
         if name in scope.var_types:
-            return scope.var_types[name]
+            return scope.engine_type(scope.var_types[name], masked, dot)
         if name[:1].isupper() and name in scope.classes:
             return name
     return None

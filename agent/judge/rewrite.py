@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren
 from agent.judge.syntax_rules import (BASIS_FROM_EULER, GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, NODEPATH_AT,
-                                     declared_variables, rule_matches)
+                                     STRING_FROM, declared_variables, rule_matches)
 
 _SIMPLE_TYPES = {"int", "float", "bool", "String", "Vector2", "Vector3", "Color", "NodePath", "PackedScene",
                  "Texture", "Texture2D", "Resource", "Array", "Dictionary", "AudioStream", "Font", "Curve"}
@@ -79,6 +79,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     code = _rewrite_is_variable(code)
     code = _sub_in_code(code, _NODEPATH_AT, lambda m, o: "^")  # @"A/B" -> ^"A/B"
     code = _sub_in_code(code, _BASIS_FROM_EULER, lambda m, o: "Basis.from_euler(")
+    code = _rewrite_string_from(code)
     if with_setget:  # shown per change only: Godot 4 runs the setter on in-class access too
         code = _sub_in_code(code, re.compile(r"^([ \t]*)((?:@\w+(?:\([^)\n]*\))?[ \t]+)*var\s+[^\n]*?)[ \t]+setget[ \t]+"
                                              r"(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$", re.M), _setget)
@@ -97,6 +98,26 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
 _NODEPATH_AT = re.compile(NODEPATH_AT)
 _BASIS_FROM_EULER = re.compile(BASIS_FROM_EULER)
 _IS_VARIABLE = re.compile(r"(?<![\w.$%])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+is\s+([a-z_]\w*)\b(?!\s*[.(\[])")
+
+
+_STRING_FROM = re.compile(STRING_FROM)
+
+
+def _rewrite_string_from(code: str) -> str:
+    """`String(x)` -> `str(x)`: the same value in Godot 3 for any one argument, and valid in Godot 4."""
+    masked = lex(code).masked
+
+    def one_arg(m: re.Match[str], orig: str) -> str:
+        open_at = masked.index("(", m.end())
+        close = close_paren(masked, open_at)
+        inner = masked[open_at + 1 : close - 1] if close > 0 else ""
+        depth, top_comma = 0, False
+        for c in inner:
+            depth += c in "([{"
+            depth -= c in ")]}"
+            top_comma |= c == "," and depth == 0
+        return orig if top_comma else "str"
+    return _sub_in_code(code, _STRING_FROM, one_arg)
 
 
 def _rewrite_is_variable(code: str) -> str:

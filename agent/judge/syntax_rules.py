@@ -57,6 +57,9 @@ _GLOBALS_REPLACED = ("polar2cartesian", "cartesian2polar", "parse_json", "to_jso
 BASIS_FROM_EULER = r"(?<![\w.])Basis\s*\(\s*(?=Vector3\s*\([^()\n]*\)\s*\))"
 """`Basis(Vector3(x, y, z))`: 3.4's Euler-angle constructor (4.x has none: `Basis.from_euler`)."""
 
+STRING_FROM = r"(?<![\w.$%@])String(?=\s*\(\s*[^\s)])"
+"""`String(x)`: 3.4 builds a String from any value, 4.x only from a string type (`str(x)` from any)."""
+
 NODEPATH_AT = r"(?<![\w)\]\"'])@(?=[\"'])"
 """The `@` of a Godot 3 NodePath literal `@"A/B"` (Godot 4 writes `^"A/B"`; `@` starts an annotation)."""
 
@@ -141,7 +144,7 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
                '@"path"', '^"path"', "syntax_change", ("NodePath",)),
     SyntaxRule("basis_euler", "godot3", _r(BASIS_FROM_EULER + r"Vector3\s*\([^()\n]*\)\s*\)"),
                "Basis(Vector3 euler)", "Basis.from_euler(Vector3 euler)", "signature_change",
-               ("from_euler", "Basis")),
+               ("Basis.from_euler", "from_euler", "Basis")),
     # --- Godot 4 only ---
     SyntaxRule("annotation", "godot4",
                _r(r"^\s*@(export\w*|onready|tool|rpc|warning_ignore\w*|icon|static_unload|abstract)\b")),

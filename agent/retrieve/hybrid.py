@@ -118,6 +118,7 @@ class Retriever:
         probes = trigram_probes(terms, self.config.trigram_probes, common)
         uses, names = code_terms(query, terms)
         uses += [c for c in query.receiver_classes if c not in terms and c not in uses]
+        terms = terms + [t for t in query.receiver_members if t not in terms]  # exact legs only, not keywords
         params: dict[str, Any] = {
             "terms": terms,
             "code_terms": uses,
@@ -216,6 +217,8 @@ class Retriever:
             # last): other legs favour the many per-class rows of one member (PoolByteArray.empty, ...)
             exact = sorted((k for k in keys[cfg.top_k(table) :] if "exact" in legs[k]),
                            key=lambda k: exact_rank[k])[: cfg.top_k(table)]
+            if table == "docs_chunks":  # the pages of the members used on typed receivers (first windows)
+                exact += _member_pages(keys[cfg.top_k(table) :], rows_by_key, query.receiver_members)
             for key in keys[: cfg.top_k(table)] + exact:
                 row = rows_by_key[key]
                 metadata = dict(row["metadata"] or {})
@@ -237,3 +240,15 @@ class Retriever:
             retrieval_scores=counts,
             **out,
         )
+
+
+MEMBER_PAGES = 4
+"""Class-reference pages of typed receivers' members kept past top_k: the judge checks a call's form
+(`items.sort_custom(obj, "f")` on an Array) against them, and cites them."""
+
+
+def _member_pages(rest: list[tuple[str, str]], rows: dict[tuple[str, str], dict], members: list[str]) -> list:
+    """The first window of each member page in `rest` (past top_k) that `members` name, in code order."""
+    order = {m: i for i, m in enumerate(members)}
+    found = [k for k in rest if (rows[k]["metadata"] or {}).get("symbol") in order and k[1].endswith(":0001")]
+    return sorted(found, key=lambda k: (order[rows[k]["metadata"]["symbol"]], k[1]))[:MEMBER_PAGES]

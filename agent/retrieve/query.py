@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from agent.intent import Intent, detect_intent
 from agent.judge.facts import is_gdscript
 from agent.judge.lexer import lex
+from agent.judge.receivers import declared_classes
 from agent.models import Chunk, ChunkTrace, Expansion, RetrieverQuery
 
 _TERM_LIMIT = 48
@@ -65,21 +66,29 @@ def _names_trace(term: str, trace: set[str], code: str) -> bool:
     return any(len(t) >= 4 and t in low for t in trace) or bool(re.fullmatch(r"(proj-)?[0-9a-f]{12,64}", low))
 
 
-_MEMBER_VAR_CLASS = re.compile(r"^(?:@?\w+(?:\([^)\n]*\))?[ \t]+)*var[ \t]+([A-Za-z_]\w*)[ \t]*"
-                               r"(?::[ \t]*([A-Z]\w*)|:?=[ \t]*([A-Z]\w*)[ \t]*\.[ \t]*new[ \t]*\()", re.M)
+_USE = re.compile(r"(?<![\w.$%])([A-Za-z_]\w*)\s*\.\s*([a-z_]\w*)")
+_MEMBER_LIMIT = 16
 
 
 def receiver_classes(chunk: Chunk) -> list[str]:
     """Classes of the script's member variables (typed or `X.new()`) that the chunk uses as receivers."""
     if not chunk.surrounding_context or not is_gdscript(chunk):
         return []
+    used = {m.group(1) for m in _USE.finditer(lex(chunk.code_text).masked)}
+    members = declared_classes(lex(chunk.surrounding_context).masked)
+    return list(dict.fromkeys(cls for name, cls in members.items() if name in used and cls[:1].isupper()))
+
+
+def receiver_members(chunk: Chunk) -> list[str]:
+    """`Array.sort_custom` for `items.sort_custom(...)` where the chunk or its script declares `items` with a
+    class (`var items = []`, `var f: File`): the class-reference pages of exactly the members it uses."""
+    if not is_gdscript(chunk):
+        return []
     masked = lex(chunk.code_text).masked
-    out: dict[str, None] = {}
-    for m in _MEMBER_VAR_CLASS.finditer(lex(chunk.surrounding_context).masked):
-        cls = m.group(2) or m.group(3)
-        if re.search(rf"(?<![\w.$%]){re.escape(m.group(1))}\s*\.", masked):
-            out.setdefault(cls)
-    return list(out)
+    declared = declared_classes(lex(chunk.surrounding_context).masked) if chunk.surrounding_context else {}
+    declared.update(declared_classes(masked))
+    out = (f"{declared[m.group(1)]}.{m.group(2)}" for m in _USE.finditer(masked) if m.group(1) in declared)
+    return list(dict.fromkeys(out))[:_MEMBER_LIMIT]
 
 
 def build_retriever_query(prompt: str, chunk: Chunk, *, intent: Intent | None = None) -> RetrieverQuery:
@@ -112,6 +121,8 @@ def build_retriever_query(prompt: str, chunk: Chunk, *, intent: Intent | None = 
         task_type=intent.task_type,
         gdscript=is_gdscript(chunk),
         receiver_classes=[c for c in receiver_classes(chunk) if not _names_trace(c, trace, code)],
+        receiver_members=[m for m in receiver_members(chunk)
+                          if not any(_names_trace(part, trace, code) for part in m.split("."))],
     )
 
 

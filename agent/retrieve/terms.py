@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-from agent.judge.syntax_rules import GDSCRIPT_RULES, VELOCITY_DECLARATION, rule_matches
+from agent.judge.syntax_rules import (
+    BASIS_FROM_EULER,
+    GDSCRIPT_RULES,
+    STRING_FROM,
+    VELOCITY_DECLARATION,
+    rule_matches,
+)
 from agent.models import RetrieverQuery
 from agent.parse.scan import KEYWORDS, scan
 
@@ -41,6 +47,11 @@ _KEYED_RULES = tuple(r for r in GDSCRIPT_RULES if r.name in (
     "class_name_icon", "is_variable_type"))
 
 
+# Godot 3 constructor calls (`String(5)`, `Basis(Vector3(...))`) name no API: look up what replaces them
+_CONSTRUCTOR_FORMS = ((re.compile(STRING_FROM), ("@GlobalScope.str",)),
+                      (re.compile(BASIS_FROM_EULER), ("Basis.from_euler",)))
+
+
 def exact_terms(query: RetrieverQuery) -> list[str]:
     """Identifiers for whole-identifier lookup: `Input.is_action_pressed` also gives `Input`, `is_action_pressed`."""
     out: dict[str, None] = {}
@@ -62,6 +73,9 @@ def exact_terms(query: RetrieverQuery) -> list[str]:
             out.update(dict.fromkeys(rule.mapping_keys))
     if VELOCITY_DECLARATION.search(query.raw_chunk_text):  # the mapping of CharacterBody's velocity property
         out.setdefault("velocity")
+    for pattern, names in _CONSTRUCTOR_FORMS:  # their rules cite the pages of what replaces them
+        if pattern.search(query.raw_chunk_text):
+            out.update(dict.fromkeys(names))
     return [t for t in out if t not in STOP_IDENTIFIERS]
 
 

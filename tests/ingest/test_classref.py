@@ -126,3 +126,24 @@ def test_the_shared_reference_matches_its_summary(tmp_path: Path):
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("Node2D.xml"))
     partial = load_classref(dest)
     assert any("summary.json says 682" in str(i) for i in partial.issues)
+
+
+def test_every_constructor_overload_is_indexed_and_none_is_derived_as_removed():
+    """3.4's `Toy(from: int)` and `Toy(from: Vector2)` are two rows; 4.x lists constructors apart, so
+    neither becomes a `removed` candidate (a call is checked against both versions' overloads instead)."""
+    from agent.ingest.mappings import derived_mappings
+
+    ctor = ('    <method name="Toy">\n      <return type="Toy" />\n'
+            '      <argument index="0" name="from" type="{t}" />\n      <description>From a {t}.</description>\n'
+            '    </method>\n')
+    xml = XML.replace("  <methods>\n", "  <methods>\n" + ctor.format(t="int") + ctor.format(t="Vector2"))
+    chunks = _chunks(render_markdown(parse_class(xml), ["Node", "Object"]),
+                     "https://docs.godotengine.org/en/3.4/classes/class_toy.html", "godot-class-ref-3.4/classes/Toy.xml",
+                     "3.4")
+    entries, classes = rows_from_chunks(chunks, V3)
+    assert [e.signature for e in entries if e.member == "Toy"] == ["Toy Toy(from: int)", "Toy Toy(from: Vector2)"]
+    index = ApiIndex(entries, classes)
+    assert len(index.all_lookup(V3, "Toy", "Toy", ["method"])) == 2
+    from agent.apiindex import ApiEntry, ClassEntry
+    both = ApiIndex(entries + [ApiEntry(V4, "Toy", "", "class")], classes + [ClassEntry(V4, "Toy", "Node")])
+    assert not any(d.source_api == "Toy.Toy" for d in derived_mappings(both, None, []))

@@ -83,6 +83,29 @@ def _index() -> ApiIndex:
                  signature="void sort_custom(obj: Object, func: String)"),
         ApiEntry(V4, "Array", "sort_custom", "method", arg_count=1,
                  signature="void sort_custom(func: Callable)"),
+        # constructors: 3.4 builds a String from any value and a Color from an int; 4.x from strings only
+        *(ApiEntry(V3, "String", "String", "method", arg_count=1, return_type="String",
+                   signature=f"String String(from: {t})") for t in ("bool", "int", "float", "Vector2", "NodePath")),
+        ApiEntry(V4, "String", "String", "constructor", return_type="String", signature="String String()"),
+        *(ApiEntry(V4, "String", "String", "constructor", arg_count=1, return_type="String",
+                   signature=f"String String(from: {t})") for t in ("String", "NodePath", "StringName")),
+        ApiEntry(V3, "Color", "Color", "method", arg_count=1, signature="Color Color(from: int)"),
+        ApiEntry(V3, "Color", "Color", "method", arg_count=3, signature="Color Color(r: float, g: float, b: float)"),
+        ApiEntry(V4, "Color", "Color", "constructor", arg_count=3, signature="Color Color(r: float, g: float, b: float)"),
+        ApiEntry(V4, "Color", "Color", "constructor", arg_count=1, signature="Color Color(code: String)"),
+        *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in ("NodePath", "Vector2")),
+        ApiEntry(V4, "StringName", "", "class"),
+        *(ApiEntry(v, "@GDScript" if v == V3 else "@GlobalScope", "ceil", "method", arg_count=1, return_type="float",
+                   signature="float ceil(s: float)") for v in (V3, V4)),
+        *(ApiEntry(v, "Array", "size", "method", return_type="int", signature="int size() const") for v in (V3, V4)),
+        ApiEntry(V3, "Node", "get_position_in_parent", "method", return_type="int"),
+        ApiEntry(V4, "Node", "get_index", "method", return_type="int"),
+        # TreeItem.set_custom_draw still takes (column, object, method name) in 4.x
+        *(ApiEntry(v, "TreeItem", "", "class") for v in (V3, V4)),
+        ApiEntry(V3, "TreeItem", "set_custom_draw", "method", arg_count=3,
+                 signature="void set_custom_draw(column: int, object: Object, callback: String)"),
+        ApiEntry(V4, "TreeItem", "set_custom_draw", "method", arg_count=3,
+                 signature="void set_custom_draw(column: int, object: Object, callback: StringName)"),
         # ResourceSaver.save takes the path first in 3.4 and the resource first in 4.x
         *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in ("ResourceSaver", "Resource")),
         ApiEntry(V3, "ResourceSaver", "save", "method", arg_count=3, default_count=1,
@@ -121,7 +144,9 @@ def _index() -> ApiIndex:
                 ClassEntry(V3, "Physics2DDirectSpaceState", "Object"), ClassEntry(V4, "PhysicsDirectSpaceState2D", "Object"),
                 ClassEntry(V3, "JSONParseResult", "Object"),
                 *(ClassEntry(v, c, "") for v in (V3, V4) for c in ("Array", "Dictionary", "String")),
-                *(ClassEntry(v, c, "Object") for v in (V3, V4) for c in ("ResourceSaver", "Resource"))]
+                *(ClassEntry(v, c, "Object") for v in (V3, V4) for c in ("ResourceSaver", "Resource", "TreeItem")),
+                *(ClassEntry(v, c, "") for v in (V3, V4) for c in ("NodePath", "Vector2")),
+                ClassEntry(V4, "StringName", "")]
     return ApiIndex(entries, classes, complete_v4=True)
 
 
@@ -134,7 +159,8 @@ def _derived(source: str, kind: str, target: str | None = None) -> RetrievalHit:
                                   "provenance": {"source": "api_index", "kind": kind, "classes": [owner]}})
 
 
-_HITS = [_derived("JSONParseResult.result", "property"), _derived("Button.pressed", "property"),
+_HITS = [_derived("JSONParseResult.result", "property"),
+         _derived("Node.get_position_in_parent", "method", "Node.get_index"), _derived("Button.pressed", "property"),
          _derived("Control.margin_left", "property"), _derived("@GDScript.parse_json", "method"),
          _derived("Control.get_drag_data", "method", "Control._get_drag_data"),
          _derived("Control.get_minimum_size", "method"),
@@ -525,3 +551,54 @@ def test_a_loop_over_a_typed_list_types_its_variable():
     assert "child.scene_file_path" in _decide(code, "func f").suggested_code
     mixed = code + "\tfor child in [1]:\n\t\tprint(child)\n"
     assert [w for _, w, _ in _godot3(mixed, "func f")] == [True]  # which child? unknown: a weak item
+
+
+def test_a_string_built_from_a_value_is_godot_3_and_becomes_str():
+    """3.4 has `String(from: int)`; 4.x builds a String from a string type only: `str(x)` from any value."""
+    code = ("extends Node\n\nvar score = 0\n\nfunc f(value, items, p: NodePath):\n"
+            "\tprint(String(5), String(score), String(ceil(value)))\n\tvar n = []\n\tprint(String(n.size()))\n"
+            "\tprint(String(p), String(\"a\"), String(value))\n")
+    assert [f.text for f in _facts(code, "func f")[2].godot3] == [
+        "String(5)", "String(score)", "String(ceil(value))", "String(n.size())"]  # not a string, nor unknown
+    judgment = _decide(code, "func f")
+    assert [c.new for c in judgment.suggested_changes][:2] == ["str(5)", "str(score)"]
+    assert "print(str(5), str(score), str(ceil(value)))" in judgment.suggested_code
+    # any one argument: str() gives the same String in Godot 3, and is valid in Godot 4 for every type
+    assert 'print(str(p), str("a"), str(value))' in judgment.suggested_code
+    ok = "extends Node\n\nfunc f(p: NodePath, n: StringName):\n\tprint(String(p), String(n), String())\n"
+    assert _facts(ok, "func f")[2].godot3 == []
+
+
+def test_a_color_from_an_int_is_godot_3_and_names_color_hex():
+    code = "extends Node\n\nfunc f():\n\tmodulate = Color(0xff0000ff)\n\tvar c = Color(1, 0, 0)\n"
+    (found,) = _facts(code, "func f")[2].godot3
+    assert found.text == "Color(0xff0000ff)" and found.rule.new == "Color.hex(0xff0000ff)"
+
+
+def test_a_project_class_is_its_engine_base_except_for_what_it_declares():
+    """`var root: Node25D` (a `class_name` extending Node2D): `root.get_position_in_parent()` is Node's,
+    unless the project's class declares that function itself."""
+    base = "extends Node2D\nclass_name Node25D\n\nfunc set_view_mode(i):\n\tpass\n"
+    code = "extends Node\n\nvar root: Node25D\n\nfunc f():\n\tprint(root.get_position_in_parent())\n"
+    files = {"node25d.gd": base, "player.gd": code}
+    assert _godot3(code, "func f", files) == [("Node.get_position_in_parent", False, "Node2D")]
+    own = base + "\nfunc get_position_in_parent():\n\treturn 0\n"
+    assert [weak for _, weak, _ in _godot3(code, "func f", {**files, "node25d.gd": own})] == [True]  # never decides
+
+
+def test_a_typed_receiver_is_not_the_scripts_own_function_of_that_name():
+    """The script declares `func remove`; `queue.remove(i)` on an Array literal is still Array's."""
+    code = "extends Node\n\nfunc remove(x):\n\tvar queue = []\n\tqueue.remove(queue.find(x))\n\tother.remove(1)\n"
+    assert _godot3(code, "func remove") == [("Array.remove", False, "Array")]
+
+
+def test_an_object_and_method_name_pair_on_an_unknown_receiver_is_godot_3():
+    """`nodes.sort_custom(self, "by_y")`: every 3.4 sort_custom takes (object, name), every 4.x one a Callable."""
+    code = ("extends Node\n\nfunc by_y(a, b):\n\treturn a < b\n\nfunc f(nodes, item):\n"
+            "\tnodes.sort_custom(self, \"by_y\")\n\tnodes.sort_custom(Sorter, \"by_x\")\n"
+            "\tnodes.sort_custom(self, \"missing\")\n\titem.set_custom_draw(0, self, \"by_y\")\n"
+            "\tnodes.sort_custom(by_y)\n")
+    found = _facts(code, "func f")[2].godot3
+    assert [(f.name, f.text) for f in found] == [("call_form", 'sort_custom(self, "by_y")'),
+                                                ("call_form", 'sort_custom(Sorter, "by_x")')]
+    assert found[0].rule.new == "Array.sort_custom(func: Callable)"

@@ -166,3 +166,25 @@ def test_exact_rows_past_top_k_come_in_the_exact_legs_order():
     bundle = retriever._fuse(_q(calls=["d.empty"], text="d.empty()"), rows, ["empty"])
     kept = [h.metadata["source_api"] for h in bundle.api_mapping_evidence]
     assert len(kept) == 12 and "empty" in kept
+
+
+def test_members_used_on_typed_receivers_bring_their_pages(retriever):
+    """`var dirs = []` ... `dirs.append(...)`, `var v: Vector2` ... `v.normalized()`: the chunk names no class,
+    its declarations do; the pages of exactly those members come back (past top_k if need be)."""
+    from agent.retrieve.query import receiver_members
+
+    code = ("extends Node2D\n\nvar v: Vector2\n\nfunc f():\n\tvar dirs = []\n\tdirs.append(v.normalized())\n"
+            "\tprint(dirs.size())\n")
+    chunk = gd_chunks(code)[-1]
+    assert receiver_members(chunk) == ["Array.append", "Vector2.normalized", "Array.size"]
+    bundle = retriever.retrieve(build_retriever_query("Is this Godot 4?", chunk))
+    assert "Vector2.normalized" in {h.metadata.get("symbol") for h in bundle.doc_evidence}
+
+
+def test_a_godot_3_constructor_looks_up_what_replaces_it():
+    """`String(5)` and `Basis(Vector3(...))` name no API; their replacements' pages are looked up exactly."""
+    code = "extends Node\n\nfunc f(x):\n\tprint(String(5))\n\tvar b = Basis(Vector3(x, 0, 0))\n"
+    terms = exact_terms(build_retriever_query("Is this Godot 4?", gd_chunks(code)[-1]))
+    assert "@GlobalScope.str" in terms and "Basis.from_euler" in terms
+    plain = exact_terms(build_retriever_query("Is this Godot 4?", gd_chunks("extends Node\n\nfunc f():\n\tString()\n")[-1]))
+    assert "@GlobalScope.str" not in plain
