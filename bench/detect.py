@@ -164,6 +164,15 @@ def load_kb_without_embeddings(settings: Settings, kb: Path) -> Settings:
     return target
 
 
+def versioned_index(retriever):
+    """The knowledge base's API index with its 3.4 side, or None (and says why on stderr)."""
+    api = api_index_for(retriever)
+    if api is None or "3.4" not in api.versions():
+        print("error: the knowledge base has no 3.4 API index; run `godot-rag ingest` first", file=sys.stderr)
+        return None
+    return api
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=0, help="snippets per set (0 = all)")
@@ -184,9 +193,8 @@ def main() -> int:
 
     with make_pool(settings, min_size=1, max_size=2) as pool:
         retriever = Retriever(settings, pool, embedder=_NoEmbedder() if args.kb else None)
-        api = api_index_for(retriever)
-        if api is None or "3.4" not in api.versions():
-            print("error: the knowledge base has no 3.4 API index; run `godot-rag ingest` first", file=sys.stderr)
+        api = versioned_index(retriever)
+        if api is None:
             return 2
         sets = {"godot4_docs_4.4": godot4_snippets(docs), "godot3_classref_3.4": godot3_snippets(ref)}
         report = {"rows": [], "detail": {}}

@@ -14,7 +14,7 @@ from typing import Literal
 from agent.apiindex import V3, V4, is_constructor, per_version_type, type_in, type_label
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
-from agent.judge.snippets import close_paren, receiver_start
+from agent.judge.snippets import call_args, close_paren, receiver_start
 from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, literal_type,
                                    receiver_type, role_at, scope_of, signal_string_uses)
 from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, GDSCRIPT_RULES, SyntaxRule,
@@ -588,26 +588,8 @@ def _override_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proj
 _MEMBER_USE = re.compile(r"\.\s*([A-Za-z_]\w*)\b")
 
 
-def _call_args(masked: str, open_paren: int) -> list[str] | None:
-    """The top-level arguments of the call whose `(` is at `open_paren` (strings are masked), or None."""
-    depth, start, args = 0, open_paren + 1, []
-    for k in range(open_paren, min(len(masked), open_paren + 2000)):
-        c = masked[k]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                last = masked[start:k].strip()
-                return args + [last] if last else args  # `f(a,\n)`: a trailing comma adds no argument
-        elif depth == 1 and c == ",":
-            args.append(masked[start:k].strip())
-            start = k + 1
-    return None
-
-
 def _arg_starts(masked: str, open_paren: int, args: list[str]) -> list[int]:
-    """Offsets of the arguments `_call_args` returned for the call whose `(` is at `open_paren`."""
+    """Offsets of the arguments `call_args` returned for the call whose `(` is at `open_paren`."""
     starts, pos = [], open_paren + 1
     for a in args:
         pos = masked.index(a, pos)
@@ -618,7 +600,7 @@ def _arg_starts(masked: str, open_paren: int, args: list[str]) -> list[int]:
 
 def _call_arg_count(masked: str, open_paren: int) -> int | None:
     """How many arguments the call whose `(` is at `open_paren` has, or None."""
-    args = _call_args(masked, open_paren)
+    args = call_args(masked, open_paren)
     return None if args is None else len(args)
 
 
@@ -630,7 +612,7 @@ def _param_types(signature: str) -> list[str]:
     """`int save(path: String, resource: Resource, flags: int = 0)` -> the parameter types."""
     signature = re.sub(r'"[^"]*"', '""', signature)  # a default string may hold a comma
     open_paren = signature.find("(")
-    params = _call_args(signature, open_paren) if open_paren >= 0 else None
+    params = call_args(signature, open_paren) if open_paren >= 0 else None
     return [p.split("=", 1)[0].partition(":")[2].strip() for p in params or []]
 
 
@@ -862,7 +844,7 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
         new = api.all_lookup(V4, receiver, member, ("method",))
         if not old or not new:
             continue
-        args = _call_args(masked, masked.index("(", m.end()))
+        args = call_args(masked, masked.index("(", m.end()))
         if args is None:
             continue
         n = len(args)
@@ -995,7 +977,7 @@ def _constructor_findings(facts: CodeFacts, project: ProjectContext | None, chun
             continue
         old = [e for e in api.members_of(V3, cls) if is_constructor(e)]
         new = [e for e in api.members_of(V4, cls) if is_constructor(e)]
-        args = _call_args(masked, m.end() - 1) if old and new else None
+        args = call_args(masked, m.end() - 1) if old and new else None
         if not args:
             continue
         starts = _arg_starts(masked, m.end() - 1, args)
@@ -1031,7 +1013,7 @@ def _params(signature: str) -> list[tuple[str, str]]:
     """`void sort_custom(obj: Object, func: String)` -> [("obj", "Object"), ("func", "String")]."""
     signature = re.sub(r'"[^"]*"', '""', signature)
     open_paren = signature.find("(")
-    params = _call_args(signature, open_paren) if open_paren >= 0 else None
+    params = call_args(signature, open_paren) if open_paren >= 0 else None
     return [(p.split(":", 1)[0].strip(), p.split("=", 1)[0].partition(":")[2].strip()) for p in params or []]
 
 
@@ -1072,7 +1054,7 @@ def _method_string_findings(facts: CodeFacts, project: ProjectContext | None,
         if receiver is not None and api.has_class(V3, receiver) and api.has_class(V4, receiver):
             continue
         open_at = masked.index("(", m.end())
-        args = _call_args(masked, open_at)
+        args = call_args(masked, open_at)
         old = [e for e in api.definers(V3, member, ("method",)) if e.accepts(len(args or []))]
         at = {_method_name_at(e, len(args)) for e in old} if args and old else {None}
         if len(at) != 1 or None in at:
@@ -1135,6 +1117,9 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
             facts.scope.member_type = _member_type(api, classes)
             facts.scope.element_type = _element_type(api)
             infer_var_types(surrounding, context, facts.scope)  # the script's member variables
+            if project is not None and chunk.chunk_kind == "function" and chunk.name:
+                # untyped parameters that every call in the script passes one class (a parameter hides a member)
+                facts.scope.var_types.update(project.param_types.get(chunk.source_file, {}).get(chunk.name, {}))
             infer_var_types(chunk.code_text, masked, facts.scope)
             local = declared_variables(masked)
             for name, cls in (project.assigned_types.get(chunk.source_file, {}) if project else {}).items():

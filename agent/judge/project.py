@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.apiindex import ApiIndex
-from agent.judge.lexer import lex
+from agent.judge.call_sites import ParamTypes, member_classes, param_types
+from agent.judge.lexer import identifiers, lex
 
 _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
 _CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
@@ -57,6 +58,8 @@ class ProjectContext:
     """Script path -> {member: class} for members its (or its bases') functions build as one `Class.new()`."""
     class_bases: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     """`class_name` -> (the engine class its script extends, the names that script and its bases declare)."""
+    param_types: dict[str, ParamTypes] = field(default_factory=dict)
+    """Script path -> {function: {untyped parameter: class}} from the script's own calls (`call_sites`)."""
 
     def script_class(self, path: str) -> str | None:
         return self.extends.get(path)
@@ -190,6 +193,9 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
         if members:
             ctx.assigned_types[path] = members
 
+    if api is not None:
+        _infer_param_types(ctx, files, api)
+
     def engine_base(path: str, seen: set[str]) -> str | None:
         base = raw_extends.get(path)
         if base is None or path in seen:
@@ -211,6 +217,24 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
     ctx.class_names = frozenset(class_names) | frozenset(
         n for p, t in files.items() if p.endswith(".gd") for n in _INNER_CLASS.findall(t or ""))
     return ctx
+
+
+_SPELLED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
+"""A name in quotes: a by-name call or connection in a script, a scene's `[connection method="..."]`."""
+
+
+def _infer_param_types(ctx: ProjectContext, files: Mapping[str, str], api: ApiIndex) -> None:
+    """Each script's untyped parameters that every call in the script passes one class (`call_sites`)."""
+    masked = {p: lex(t or "").masked for p, t in files.items() if p.endswith(".gd")}
+    names = {p: set(identifiers(m)) for p, m in masked.items()}
+    users = Counter(n for found in names.values() for n in found)
+    spelled = {n for t in files.values() for n in _SPELLED.findall(t or "")}
+    for path, text in masked.items():
+        elsewhere = {n for n in names[path] if users[n] > 1} | spelled
+        members = {**ctx.assigned_types.get(path, {}), **member_classes(text)}
+        found = param_types(text, api, members, elsewhere)
+        if found:
+            ctx.param_types[path] = found
 
 
 # ---------------------------------------------------------------- the graph's entry point

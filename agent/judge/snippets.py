@@ -12,18 +12,36 @@ from agent.judge.lexer import lex
 _RECEIVER = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$%/")
 
 
-def close_paren(masked: str, open_at: int) -> int:
-    """Offset just past the parenthesis matching the one at `open_at`, or -1."""
-    depth = 0
-    for k in range(open_at, len(masked)):
+def _match(masked: str, open_at: int, stop: int) -> tuple[int, list[int]]:
+    """Offset of the bracket matching the one at `open_at` (-1 if none before `stop`), and the commas at its top level."""
+    depth, commas = 0, []
+    for k in range(open_at, stop):
         c = masked[k]
         if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
             if depth == 0:
-                return k + 1
-    return -1
+                return k, commas
+        elif depth == 1 and c == ",":
+            commas.append(k)
+    return -1, commas
+
+
+def close_paren(masked: str, open_at: int) -> int:
+    """Offset just past the parenthesis matching the one at `open_at`, or -1."""
+    close, _ = _match(masked, open_at, len(masked))
+    return close + 1 if close >= 0 else -1
+
+
+def call_args(masked: str, open_paren: int) -> list[str] | None:
+    """The top-level arguments of the call whose `(` is at `open_paren` (strings are masked), or None."""
+    close, commas = _match(masked, open_paren, min(len(masked), open_paren + 2000))
+    if close < 0:
+        return None
+    bounds = [open_paren, *commas, close]
+    args = [masked[a + 1 : b].strip() for a, b in zip(bounds, bounds[1:])]
+    return args if args[-1] else args[:-1]  # `f(a,\n)`: a trailing comma adds no argument
 
 
 def receiver_start(text: str, masked: str, start: int) -> int:

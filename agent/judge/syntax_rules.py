@@ -76,7 +76,7 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     SyntaxRule("yield", "godot3", _r(r"\byield\s*\("), "yield(obj, \"signal\")", "await obj.signal",
                "syntax_change", ("await", "yield"), mapping_keys=("yield",)),
     SyntaxRule("rpc_keyword", "godot3",
-               _r(r"^\s*(remote|master|puppet|remotesync|mastersync|puppetsync|slave)\s+(func|var)\b"),
+               _r(r"^\s*(remote|master|puppet|remotesync|mastersync|puppetsync|sync|slave)\s+(func|var)\b"),
                "remote/master/puppet", "@rpc", "annotation", ("@rpc", "rpc"), scope="statement"),
     SyntaxRule("connect_string_method", "godot3",
                _r(r"\bconnect\s*\(\s*([\"'])[^\"'\n]*\1\s*,\s*[\w.$]+\s*,\s*[\"']"),

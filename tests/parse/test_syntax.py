@@ -178,3 +178,18 @@ def test_dangling_annotation_and_top_level_statement_kept():
     chunks = chunk_file(source("d.gd", text))
     assert_coverage(text, chunks)
     assert any(c.chunk_kind == "unparsed" for c in chunks)
+
+
+def test_every_godot3_rpc_keyword_is_a_rule_match_and_a_lookup_term():
+    """`sync` (remotesync's alias) and `slave` (puppet's) are Godot 3 keywords too: Godot 4 writes `@rpc`."""
+    from agent.retrieve.query import build_retriever_query
+    from agent.retrieve.terms import exact_terms
+
+    for keyword in ("remote", "remotesync", "sync", "master", "mastersync", "puppet", "puppetsync", "slave"):
+        chunk = chunk_file(source("net.gd", f"extends Node\n\n{keyword} func hit(amount):\n\tpass\n"))[-1]
+        assert _rules(chunk)["rpc_keyword"] == f"{keyword} func", keyword
+        assert keyword in exact_terms(build_retriever_query("", chunk)), keyword
+    for godot4 in ("@rpc(\"any_peer\", \"call_local\")\nfunc hit(amount):\n\tpass\n", "func sync(a):\n\tpass\n",
+                   "func f():\n\tvar sync = 1\n\tsync += 1\n"):
+        chunk = chunk_file(source("net.gd", f"extends Node\n\n{godot4}"))[-1]
+        assert "rpc_keyword" not in _rules(chunk), godot4

@@ -1,0 +1,181 @@
+"""Detection on real ports: the functions an official Godot 3 -> 4 port changed, and its Godot 4 side.
+
+The data is a folder you collect (nothing is committed): one sub-folder per project,
+
+    DIR/<project>/g3/<path>.gd   the script as it was in Godot 3 (scenes beside it may help receivers)
+    DIR/<project>/g4/<path>.gd   the same script after the official port
+    DIR/<project>/pairs.json     [{"g3": "<path>", "g4": "<path>"}, ...]
+
+Each side is judged as one project (its extends chains and scenes resolve receivers), chunk by
+chunk, by the product's retriever, evidence judge and validator, twice in the same run: with the
+project context and API index, and without them (the rename tables and syntax rules alone, a
+converter-like baseline). A Godot 3 function counts as *changed* when its code, comments and blank
+lines left out, differs from the Godot 4 function of the same name in the paired script. Reported:
+
+- `changed_flagged`: changed Godot 3 functions whose chunk is judged godot3 (the recall);
+- `converter_missed_flagged`: of the changed functions the baseline misses, the share flagged;
+- `godot4_flagged`: Godot 4 functions judged godot3 (false alarms; each is listed).
+
+    .venv/bin/python bench/ports.py DIR [DIR ...] [--kb DIR] [--out FILE.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.detect import PROMPT, _NoEmbedder, load_kb_without_embeddings, versioned_index  # noqa: E402
+from agent.judge.base import JudgeInput  # noqa: E402
+from agent.judge.evidence import EvidenceJudge  # noqa: E402
+from agent.judge.lexer import lex  # noqa: E402
+from agent.judge.project import build_project_context  # noqa: E402
+from agent.judge.validate import judge_and_validate  # noqa: E402
+from agent.models import SourceFile  # noqa: E402
+from agent.parse import chunk_file  # noqa: E402
+from agent.retrieve.query import build_retriever_query, split_trace  # noqa: E402
+from agent.settings import Settings  # noqa: E402
+
+
+def _normalised(code: str) -> str:
+    """The code of a function with comments, blank lines and trailing spaces left out."""
+    lines = (line.rstrip() for line in lex(code).no_comments.splitlines())
+    return "\n".join(line for line in lines if line.strip())
+
+
+def _chunks(path: str, text: str):
+    data = text.encode()
+    f = SourceFile(path=path, kind="gdscript", included=True, reason="bench", size=len(data),
+                   sha256=hashlib.sha256(data).hexdigest(), text=text)
+    return [c for c in chunk_file(f) if c.code_text.strip()]
+
+
+def _side(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+            for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in (".gd", ".tscn", ".tres")}
+
+
+async def _judge_side(files: dict[str, str], retriever, api, zero) -> dict[str, dict]:
+    """Every chunk of the side's scripts: (path, function name) -> verdicts with and without context."""
+    judge, project = EvidenceJudge(), build_project_context(files, api)
+    out: dict[str, dict] = {}
+    for path, text in files.items():
+        if not path.endswith(".gd"):
+            continue
+        chunks = _chunks(path, text)
+        queries = [build_retriever_query(PROMPT, c) for c in chunks]
+        if zero is None:
+            bundles = retriever.retrieve_many(queries) if queries else []
+        else:  # a --kb database holds no embeddings: the vector leg finds nothing whatever the query
+            bundles = [retriever.retrieve(q, vector=zero) for q in queries]
+        for c, b in zip(chunks, bundles):
+            row = {"path": path, "name": c.name, "kind": c.chunk_kind, "code": c.code_text}
+            for mode, ctx in (("new", project), ("old", None)):
+                inp = JudgeInput(prompt=PROMPT, trace=split_trace(c, "bench"), chunk=c, evidence=b, project=ctx)
+                res = await judge_and_validate(judge, inp, fallback=judge)
+                row[mode] = res.judgment.version_signal
+                if mode == "new":
+                    row["why"] = res.judgment.rationale[:300]
+            out[c.chunk_id] = row
+    return out
+
+
+def _functions(rows: dict[str, dict]) -> dict[tuple[str, str], dict]:
+    return {(r["path"], r["name"]): r for r in rows.values() if r["kind"] == "function" and r["name"]}
+
+
+async def run(dirs: list[Path], retriever, api, zero) -> dict:
+    stats = {"changed": 0, "changed_flagged": 0, "changed_old_flagged": 0, "converter_missed": 0,
+             "converter_missed_flagged": 0, "unchanged": 0, "unchanged_flagged": 0,
+             "godot4_functions": 0, "godot4_flagged": 0, "projects": 0, "pairs": 0}
+    detail = {"missed": [], "flagged": [], "godot4_hits": []}
+    for d in dirs:
+        for project in sorted(p for p in d.iterdir() if (p / "pairs.json").is_file()):
+            stats["projects"] += 1
+            pairs = json.loads((project / "pairs.json").read_text())
+            g3 = _functions(await _judge_side(_side(project / "g3"), retriever, api, zero))
+            g4 = _functions(await _judge_side(_side(project / "g4"), retriever, api, zero))
+            for fn in g4.values():
+                stats["godot4_functions"] += 1
+                if fn["new"] == "godot3":
+                    stats["godot4_flagged"] += 1
+                    detail["godot4_hits"].append({"project": project.name, **fn})
+            for pair in pairs:
+                stats["pairs"] += 1
+                after = {name: fn for (path, name), fn in g4.items() if path == pair["g4"]}
+                for (path, name), fn in g3.items():
+                    if path != pair["g3"] or name not in after:
+                        continue
+                    where = {"project": project.name, "path": path, "name": name}
+                    if _normalised(fn["code"]) == _normalised(after[name]["code"]):
+                        stats["unchanged"] += 1
+                        stats["unchanged_flagged"] += fn["new"] == "godot3"
+                        if fn["new"] == "godot3":
+                            detail.setdefault("unchanged_hits", []).append({**where, "why": fn["why"]})
+                        continue
+                    stats["changed"] += 1
+                    hit, old_hit = fn["new"] == "godot3", fn["old"] == "godot3"
+                    stats["changed_flagged"] += hit
+                    stats["changed_old_flagged"] += old_hit
+                    if not old_hit:
+                        stats["converter_missed"] += 1
+                        stats["converter_missed_flagged"] += hit
+                    if hit:
+                        detail["flagged"].append({**where, "why": fn["why"]})
+                    else:
+                        detail["missed"].append({**where, "g3": fn["code"], "g4": after[name]["code"]})
+    return {"stats": stats, "detail": detail}
+
+
+def _share(a: int, b: int) -> str:
+    return f"{a}/{b} ({100 * a / b:.1f}%)" if b else f"{a}/0"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dirs", type=Path, nargs="+", help="folders of <project>/{g3,g4,pairs.json}")
+    ap.add_argument("--kb", type=Path, help="a generated KB dir, loaded without docs or embeddings (see bench/detect.py);"
+                    " without it the database as it is, docs included: verdicts that cite only docs need them")
+    ap.add_argument("--out", type=Path, help="write the misses, hits and false alarms here (JSON)")
+    args = ap.parse_args()
+    settings = Settings.from_env()
+    if args.kb:
+        settings = load_kb_without_embeddings(settings, args.kb)
+    import numpy as np
+
+    from agent.retrieve import Retriever
+    from agent.storage import make_pool
+
+    zero = None
+    if args.kb:
+        zero = np.zeros(settings.embedding_dim, dtype=np.float32)
+        zero[0] = 1.0
+    with make_pool(settings, min_size=1, max_size=2) as pool:
+        retriever = Retriever(settings, pool, embedder=_NoEmbedder() if args.kb else None)
+        api = versioned_index(retriever)
+        if api is None:
+            return 2
+        t0 = time.perf_counter()
+        res = asyncio.run(run(args.dirs, retriever, api, zero))
+    s = res["stats"]
+    print(json.dumps({**s, "seconds": round(time.perf_counter() - t0, 1)}))
+    print(f"changed functions flagged:          {_share(s['changed_flagged'], s['changed'])}"
+          f"  (baseline {_share(s['changed_old_flagged'], s['changed'])})")
+    print(f"converter-missed changed, flagged:  {_share(s['converter_missed_flagged'], s['converter_missed'])}")
+    print(f"unchanged Godot 3 functions flagged: {_share(s['unchanged_flagged'], s['unchanged'])}")
+    print(f"Godot 4 functions flagged:          {_share(s['godot4_flagged'], s['godot4_functions'])}")
+    for h in res["detail"]["godot4_hits"]:
+        print(f"godot4 hit: {h['project']}/{h['path']}:{h['name']}: {h['why'][:200]}")
+    if args.out:
+        args.out.write_text(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
