@@ -16,7 +16,10 @@ lines left out, differs from the Godot 4 function of the same name in the paired
 - `converter_missed_flagged`: of the changed functions the baseline misses, the share flagged;
 - `godot4_flagged`: Godot 4 functions judged godot3 (false alarms; each is listed).
 
-    .venv/bin/python bench/ports.py DIR [DIR ...] [--kb DIR] [--out FILE.json]
+`--godot4-only DIR` adds Godot 4 projects written by others (`DIR/<project>/**.gd`, scenes beside
+them): every function judged godot3 there is a false alarm, and each is listed.
+
+    .venv/bin/python bench/ports.py DIR [DIR ...] [--godot4-only DIR] [--kb DIR] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -133,13 +136,27 @@ async def run(dirs: list[Path], retriever, api, zero) -> dict:
     return {"stats": stats, "detail": detail}
 
 
+async def run_godot4_only(root: Path, retriever, api, zero) -> dict:
+    """Godot 4 projects by others, each judged as one project: functions judged godot3 are false alarms."""
+    stats, hits = {"projects": 0, "functions": 0, "flagged": 0}, []
+    for project in sorted(p for p in root.iterdir() if p.is_dir()):
+        stats["projects"] += 1
+        for (path, name), fn in _functions(await _judge_side(_side(project), retriever, api, zero)).items():
+            stats["functions"] += 1
+            if fn["new"] == "godot3":
+                stats["flagged"] += 1
+                hits.append({"project": project.name, "path": path, "name": name, "why": fn["why"]})
+    return {"stats": stats, "hits": hits}
+
+
 def _share(a: int, b: int) -> str:
     return f"{a}/{b} ({100 * a / b:.1f}%)" if b else f"{a}/0"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dirs", type=Path, nargs="+", help="folders of <project>/{g3,g4,pairs.json}")
+    ap.add_argument("dirs", type=Path, nargs="*", help="folders of <project>/{g3,g4,pairs.json}")
+    ap.add_argument("--godot4-only", type=Path, help="a folder of Godot 4 projects by others (<project>/**.gd)")
     ap.add_argument("--kb", type=Path, help="a generated KB dir, loaded without docs or embeddings (see bench/detect.py);"
                     " without it the database as it is, docs included: verdicts that cite only docs need them")
     ap.add_argument("--out", type=Path, help="write the misses, hits and false alarms here (JSON)")
@@ -163,6 +180,8 @@ def main() -> int:
             return 2
         t0 = time.perf_counter()
         res = asyncio.run(run(args.dirs, retriever, api, zero))
+        if args.godot4_only:
+            res["godot4_only"] = asyncio.run(run_godot4_only(args.godot4_only, retriever, api, zero))
     s = res["stats"]
     print(json.dumps({**s, "seconds": round(time.perf_counter() - t0, 1)}))
     print(f"changed functions flagged:          {_share(s['changed_flagged'], s['changed'])}"
@@ -172,6 +191,11 @@ def main() -> int:
     print(f"Godot 4 functions flagged:          {_share(s['godot4_flagged'], s['godot4_functions'])}")
     for h in res["detail"]["godot4_hits"]:
         print(f"godot4 hit: {h['project']}/{h['path']}:{h['name']}: {h['why'][:200]}")
+    if "godot4_only" in res:
+        g = res["godot4_only"]["stats"]
+        print(f"Godot 4 projects by others: {g['projects']}, functions flagged: {_share(g['flagged'], g['functions'])}")
+        for h in res["godot4_only"]["hits"]:
+            print(f"godot4-only hit: {h['project']}/{h['path']}:{h['name']}: {h['why'][:200]}")
     if args.out:
         args.out.write_text(json.dumps(res, indent=1))
     return 0

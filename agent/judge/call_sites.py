@@ -5,26 +5,32 @@ from `_draw_block_mesh`, which got `surface_tool` from `regenerate`'s `SurfaceTo
 call of a function in its script passes one engine class at a position, the parameter there is that
 class, so `surface_tool.add_uv(...)` is a use on a SurfaceTool, not on an unknown receiver.
 
-Precision first: a function is left out when anything else may call it with other arguments —
-another script (`x.name(`), a by-name call or connection (the name in a string, a scene's
-`[connection]`), a reference without a call (a Callable), or the engine (any class of either
-version has a method of that name: a virtual or an override). A parameter is typed only when every
-call passes it, all as one class.
+Precision first. A function is left out when anything else in the run's files may call it with
+other arguments: another script naming it, a by-name call or connection (the name in a string, a
+scene's `[connection]`), a reference without a call (a Callable), a call on another object, or the
+engine (any class of either version has a method of that name: a virtual or an override). An
+argument counts only when its class is sure: a whole constructor call (`SurfaceTool.new()`), a
+name declared with a type, or a name declared once with a whole constructor as its initializer and
+never assigned again. Callers outside the run's files (another project's scripts, C#, a scene
+saved as binary) are not seen.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Mapping, Set
+from collections.abc import Callable, Mapping
 
 from agent.apiindex import V3, V4, ApiIndex
-from agent.judge.receivers import declared_classes
 from agent.judge.snippets import call_args, close_paren
-from agent.judge.syntax_rules import declared_variables
 
 _FUNC = re.compile(r"^(?:static[ \t]+)?func[ \t]+([A-Za-z_]\w*)[ \t]*(?=\()", re.M)
 _TOP_LEVEL = re.compile(r"^\S", re.M)
-_PARAM = re.compile(r"\s*([A-Za-z_]\w*)\s*(:\s*[A-Za-z_]|:?=|$)")
+_PARAM = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:(:\s*=.*)|(:\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])?)\s*(?:=.*)?|=.*)?", re.S)
+"""One parameter: `a`, `a = 1`, `a := 1`, `a : = 1`, `a: T`, `a: T = x` (group 3: the declared type)."""
+_NAME = re.compile(r"(?<![\w$%@])[A-Za-z_]\w*")
+_DECLARATION = re.compile(r"\b(?:var|const)[ \t]+([A-Za-z_]\w*)[ \t]*(?::[ \t]*([A-Za-z_]\w*)[ \t]*)?(:?=[^\n]*)?")
+_LOOP = re.compile(r"\bfor[ \t]+([A-Za-z_]\w*)[ \t]+in\b")
 _CONSTRUCTOR = re.compile(r"([A-Z]\w*)\s*(?:\.\s*new\s*)?\(")
 _ROUNDS = 4
 
@@ -32,93 +38,146 @@ ParamTypes = dict[str, dict[str, str]]
 """Function name -> {parameter: class}."""
 
 
-class _Function:
-    """One column-0 function of a script: its parameters (name, typed) and its body, masked."""
-
-    def __init__(self, name: str, params: list[tuple[str, bool]], body: str, offset: int) -> None:
-        self.name, self.offset, self.body = name, offset, body
-        self.params = dict(params)
-        self.local = declared_classes(body)
-        self.variables = declared_variables(body)
+def constructed_class(expr: str) -> str | None:
+    """`X.new(...)` or `X(...)` as the whole expression (nothing after its `)`): X."""
+    expr = expr.strip()
+    m = _CONSTRUCTOR.match(expr)
+    return m.group(1) if m and close_paren(expr, m.end() - 1) == len(expr) else None
 
 
-def _functions(masked: str) -> list[_Function]:
-    """The script's column-0 functions: name, (parameter, typed) and body (masked)."""
-    out = []
-    for m in _FUNC.finditer(masked):
-        args = call_args(masked, m.end())
-        if args is None:
-            continue
-        params = [(p.group(1), p.group(2).startswith(":") and not p.group(2).startswith(":="))
-                  for a in args if (p := _PARAM.match(a))]
-        nxt = _TOP_LEVEL.search(masked, masked.find("\n", m.end()) + 1)
-        end = nxt.start() if nxt else len(masked)
-        out.append(_Function(m.group(1), params, masked[m.start() : end], m.start()))
+def sure_types(code: str) -> dict[str, str | None]:
+    """Names `code` declares (`var`, `const`, loop variables) -> their class when it is sure, else None.
+
+    Sure: declared with a type (`var t: SurfaceTool`; GDScript keeps a typed variable's class), or
+    declared once with a whole constructor as initializer (`var t = SurfaceTool.new()`) and never
+    assigned again.
+    """
+    out: dict[str, str | None] = {}
+    typed: set[str] = set()
+    for m in _DECLARATION.finditer(code):
+        name, declared, init = m.group(1), m.group(2), (m.group(3) or "").lstrip(":=")
+        cls = declared or constructed_class(init)
+        out[name] = cls if name not in out or out[name] == cls else None  # two declarations must agree
+        if declared:
+            typed.add(name)
+    for name in _LOOP.findall(code):
+        out[name] = None
+    rest = _DECLARATION.sub(" ", code)
+    for name, cls in out.items():
+        if cls and name not in typed and _assigned(rest, name):
+            out[name] = None  # assigned again: its class may change
     return out
 
 
-def _arg_type(arg: str, caller: _Function, inferred: ParamTypes, members: Mapping[str, str],
+def _typed(code: str, name: str) -> bool:
+    return re.search(rf"\b(?:var|const)[ \t]+{re.escape(name)}[ \t]*:[ \t]*[A-Za-z_]", code) is not None
+
+
+def _assigned(code: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.$%@])(?:self\s*\.\s*)?{re.escape(name)}[ \t]*=(?!=)", code) is not None
+
+
+class _Function:
+    """One column-0 function of a script: its parameters (name -> typed) and its body, masked."""
+
+    def __init__(self, name: str, params: dict[str, bool], body: str, offset: int) -> None:
+        self.name, self.params, self.body, self.offset = name, params, body, offset
+        self.end = offset + len(body)
+        self.names = sure_types(body)
+
+
+def _functions(masked: str) -> list[_Function]:
+    """The script's column-0 functions; a function with a parameter list it cannot read is left out."""
+    out = []
+    for m in _FUNC.finditer(masked):
+        args = call_args(masked, m.end())
+        params = [_PARAM.fullmatch(a) for a in args] if args is not None else [None]
+        if any(p is None for p in params):
+            continue  # a position read wrong would pass an argument to the wrong parameter
+        nxt = _TOP_LEVEL.search(masked, masked.find("\n", m.end()) + 1)
+        end = nxt.start() if nxt else len(masked)
+        out.append(_Function(m.group(1), {p.group(1): bool(p.group(3)) for p in params}, masked[m.start() : end],
+                             m.start()))
+    return out
+
+
+def _arg_type(arg: str, caller: _Function, inferred: ParamTypes, members: Mapping[str, str | None],
               classes: frozenset[str]) -> str | None:
-    """The class of one argument: a constructor call, or a name the caller or the script declares with one."""
-    constructed = _CONSTRUCTOR.match(arg)
-    if constructed and close_paren(arg, constructed.end() - 1) == len(arg):  # `X.new()`, `X(...)`, nothing after
-        found = constructed.group(1)
-    elif not re.fullmatch(r"[A-Za-z_]\w*", arg):
-        return None
-    elif arg in caller.params:  # typed in the caller's header, or inferred in an earlier round
-        found = caller.local.get(arg) or inferred.get(caller.name, {}).get(arg)
-    elif arg in caller.variables:  # a local (or loop variable) hides a member of that name
-        found = caller.local.get(arg)
-    else:
-        found = members.get(arg)
+    """The class of one argument when it is sure: a constructor call, a typed or once-built name."""
+    found = constructed_class(arg)
+    if found is None and re.fullmatch(r"[A-Za-z_]\w*", arg):
+        if arg in caller.params:  # typed in the caller's header, or inferred in an earlier round
+            found = _header_type(caller, arg) or inferred.get(caller.name, {}).get(arg)
+        elif arg in caller.names:  # a local (or loop variable) hides a member of that name
+            found = caller.names[arg]
+        else:
+            found = members.get(arg)
     return found if found in classes else None
 
 
-def param_types(masked: str, api: ApiIndex, members: Mapping[str, str], elsewhere: Set[str]) -> ParamTypes:
+def _header_type(f: _Function, param: str) -> str | None:
+    m = re.search(rf"[(,]\s*{re.escape(param)}\s*:\s*([A-Za-z_]\w*)", f.body[: f.body.find(")") + 1])
+    return m.group(1) if m else None
+
+
+def param_types(masked: str, api: ApiIndex, members: Mapping[str, str | None],
+                used_elsewhere: Callable[[str], bool]) -> ParamTypes:
     """{function: {parameter: class}} for the untyped parameters of one script (see module docstring).
 
-    `masked` is the script's lexed code; `members` its member variables' classes (declared, or built in
-    a function: `tex = ImageTexture.new()` in `_init`); `elsewhere` the names other scripts use and
-    the names any string or scene spells (a function named there may be called with anything).
+    `masked` is the script's lexed code; `members` its member variables' sure classes (`member_types`);
+    `used_elsewhere(name)`: another script uses the name, or a string or a scene spells it.
     """
     functions = _functions(masked)
-    classes = api.class_names()
-    calls: dict[str, list[tuple[_Function, list[str]]]] = {}
-    for f in functions:
-        if f.name in elsewhere or api.defined_anywhere(V3, f.name, ("method",)) \
-                or api.defined_anywhere(V4, f.name, ("method",)):
+    by_name = {f.name: f for f in functions
+               if not used_elsewhere(f.name) and not api.defined_anywhere(V3, f.name, ("method",))
+               and not api.defined_anywhere(V4, f.name, ("method",))}
+    if not by_name:
+        return {}
+    starts = [f.offset for f in functions]
+    calls: dict[str, list[tuple[_Function, list[str]]]] = {name: [] for name in by_name}
+    for use in _NAME.finditer(masked):  # one pass over every name of the script
+        name = use.group(0)
+        if name not in calls:
             continue
-        found: list[tuple[_Function, list[str]]] | None = []
-        for use in re.finditer(rf"(?<![\w$%@]){re.escape(f.name)}\b", masked):
-            before = masked[masked.rfind("\n", 0, use.start()) + 1 : use.start()]
-            if re.search(r"\bfunc\s+$", before):
-                continue  # the definition
-            paren = re.match(r"\s*\(", masked[use.end() :])
-            caller = next((g for g in reversed(functions) if g.offset <= use.start()), None)
-            args = call_args(masked, use.end() + paren.end() - 1) if paren else None
-            if args is None or caller is None or use.start() >= caller.offset + len(caller.body) \
-                    or (before.rstrip().endswith(".") and not re.search(r"(?<![\w.])self\s*\.\s*$", before)):
-                found = None  # a Callable, a call on another object or outside any function: arguments unknown
-                break
-            found.append((caller, args))
-        if found:
-            calls[f.name] = found
+        line_start = masked.rfind("\n", 0, use.start()) + 1
+        before = masked[line_start : use.start()]
+        if re.search(r"\bfunc\s+$", before):
+            continue  # the definition
+        paren = re.match(r"\s*\(", masked[use.end() : use.end() + 80])
+        k = bisect.bisect_right(starts, use.start()) - 1
+        caller = functions[k] if k >= 0 and use.start() < functions[k].end else None
+        args = call_args(masked, use.end() + paren.end() - 1) if paren else None
+        on_other = before.rstrip().endswith(".") and not re.search(r"(?<![\w.])self\s*\.\s*$", before)
+        if args is None or caller is None or on_other:
+            del calls[name]  # a Callable, a call on another object or outside any function: arguments unknown
+            continue
+        calls[name].append((caller, args))
+    classes = api.class_names()
     inferred: ParamTypes = {}
     for _ in range(_ROUNDS):  # a caller's own parameters may be typed only by the round before
-        before = {k: dict(v) for k, v in inferred.items()}
-        for f in functions:
-            for i, (param, typed) in enumerate(f.params.items() if f.name in calls else ()):
+        before_round = {k: dict(v) for k, v in inferred.items()}
+        for name, found in calls.items():
+            if not found:
+                continue
+            for i, (param, typed) in enumerate(by_name[name].params.items()):
                 if typed:
                     continue
-                seen = {_arg_type(args[i], caller, before, members, classes) if i < len(args) else None
-                        for caller, args in calls[f.name]}
+                seen = {_arg_type(args[i], caller, before_round, members, classes) if i < len(args) else None
+                        for caller, args in found}
                 if len(seen) == 1 and None not in seen:
-                    inferred.setdefault(f.name, {})[param] = seen.pop()
-        if inferred == before:
+                    inferred.setdefault(name, {})[param] = seen.pop()
+        if inferred == before_round:
             break
     return inferred
 
 
-def member_classes(masked: str) -> dict[str, str]:
-    """Classes of the script's member variables as declared at column 0 (`var st: SurfaceTool`, `X.new()`)."""
-    return declared_classes("\n".join(line for line in masked.splitlines() if line[:1] not in ("", " ", "\t")))
+def member_types(masked: str, member_lines: str) -> dict[str, str | None]:
+    """The script's member variables (its column-0 `var` lines) -> their sure class, else None.
+
+    An untyped member assigned anywhere in the script besides its declaration is not sure
+    (`t = $Painter` in some function).
+    """
+    out = sure_types(member_lines)
+    rest = _DECLARATION.sub(" ", masked)
+    return {name: None if cls and not _typed(member_lines, name) and _assigned(rest, name) else cls
+            for name, cls in out.items()}

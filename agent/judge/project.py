@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.apiindex import ApiIndex
-from agent.judge.call_sites import ParamTypes, member_classes, param_types
+from agent.judge.call_sites import ParamTypes, member_types, param_types
 from agent.judge.lexer import identifiers, lex
 
 _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
@@ -226,13 +226,15 @@ _SPELLED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
 def _infer_param_types(ctx: ProjectContext, files: Mapping[str, str], api: ApiIndex) -> None:
     """Each script's untyped parameters that every call in the script passes one class (`call_sites`)."""
     masked = {p: lex(t or "").masked for p, t in files.items() if p.endswith(".gd")}
-    names = {p: set(identifiers(m)) for p, m in masked.items()}
-    users = Counter(n for found in names.values() for n in found)
+    users = Counter(n for m in masked.values() for n in set(identifiers(m)))
     spelled = {n for t in files.values() for n in _SPELLED.findall(t or "")}
+
+    def used_elsewhere(name: str) -> bool:  # every script holds its own names once
+        return users[name] > 1 or name in spelled
+
     for path, text in masked.items():
-        elsewhere = {n for n in names[path] if users[n] > 1} | spelled
-        members = {**ctx.assigned_types.get(path, {}), **member_classes(text)}
-        found = param_types(text, api, members, elsewhere)
+        members = member_types(text, "\n".join(_MEMBER_VAR.findall(text)))
+        found = param_types(text, api, members, used_elsewhere)
         if found:
             ctx.param_types[path] = found
 
@@ -268,7 +270,7 @@ async def project_context_for(ctx: Any, run_id: str) -> ProjectContext:
     else:
         files = {f.path: f.text or "" for f in expansion.files if f.included}
     api = await asyncio.to_thread(api_index_for, ctx.retriever)
-    built = build_project_context(files, api)
+    built = await asyncio.to_thread(build_project_context, files, api)  # a large project must not stall the loop
     _RUNS[run_id] = built
     while len(_RUNS) > _RUNS_KEPT:
         _RUNS.popitem(last=False)

@@ -5,10 +5,8 @@ else may call the function. On a small index marked complete, with the real chun
 from __future__ import annotations
 
 from agent.apiindex import V3, V4, ApiEntry, ApiIndex, ClassEntry
-from agent.judge.call_sites import member_classes, param_types
 from agent.judge.evidence import EvidenceJudge
 from agent.judge.facts import code_facts
-from agent.judge.lexer import lex
 from agent.judge.project import build_project_context
 from agent.judge.base import JudgeInput
 from agent.models import EvidenceBundle, RetrievalHit
@@ -51,17 +49,24 @@ func _draw_face(surface_tool, uv):
 """
 
 
-def _types(code: str, elsewhere: set[str] | None = None) -> dict[str, dict[str, str]]:
-    """What the project context infers for the script (with the names other scripts or strings use)."""
-    if elsewhere is not None:
-        masked = lex(code).masked
-        return param_types(masked, _index(), member_classes(masked), elsewhere)
-    return build_project_context({"a.gd": code}, _index()).param_types.get("a.gd", {})
+def _types(code: str, other: str = "") -> dict[str, dict[str, str]]:
+    """What the project context infers for the script (`other`: another script of the project)."""
+    files = {"a.gd": code, **({"b.gd": other} if other else {})}
+    return build_project_context(files, _index()).param_types.get("a.gd", {})
 
 
 def test_every_call_in_the_script_types_the_parameter_through_helpers():
     assert _types(_VOXEL) == {"_draw_block": {"tool": "SurfaceTool", "uv": "Vector2"},
                               "_draw_face": {"surface_tool": "SurfaceTool", "uv": "Vector2"}}
+
+
+def test_every_parameter_keeps_its_position():
+    """`st : = x` is a parameter too (Godot reads `:` and `=` apart): `p` is the third, not the second."""
+    code = ("extends Node\n\nfunc a():\n\tb(1, SurfaceTool.new(), ArrayMesh.new())\n\n"
+            "func b(n, st : = SurfaceTool.new(), p = null):\n\tp.clear()\n")
+    assert _types(code) == {"b": {"st": "SurfaceTool", "p": "ArrayMesh"}}
+    unreadable = "extends Node\n\nfunc a():\n\tb(1, SurfaceTool.new())\n\nfunc b(1x, p):\n\tpass\n"
+    assert _types(unreadable) == {}
 
 
 def test_a_member_variable_and_a_constructor_argument_type_the_parameter():
@@ -83,11 +88,25 @@ def test_nothing_is_typed_when_anything_else_may_pass_other_arguments():
         "a local hides the member": "extends Node\n\nvar mesh = ArrayMesh.new()\n\nfunc a():\n\tvar mesh = load_it()\n"
                                     "\tb(mesh)\n\nfunc b(m):\n\tm.clear()\n",
         "a parameter left out": "extends Node\n\nfunc a():\n\tb()\n\nfunc b(m = SurfaceTool.new()):\n\tm.clear()\n",
+        # a review's cases: only member `var` lines are members, not typed parameters of headers or signals
+        "a signal's typed parameter": "extends Node\nsignal painted(m: SurfaceTool)\nvar m\n\nfunc a():\n"
+                                      "\tm = $Painter\n\tb(m)\n\nfunc b(x):\n\tx.add_uv(1)\n",
+        "a local const hides the member": "extends Node\nvar m = SurfaceTool.new()\n\nfunc a():\n"
+                                          "\tconst m = preload(\"res://p.gd\")\n\tb(m)\n\nfunc b(x):\n\tpass\n",
+        "assigned again": "extends Node\n\nfunc a():\n\tvar m = SurfaceTool.new()\n\tm = $Painter\n\tb(m)\n\n"
+                          "func b(x):\n\tpass\n",
+        "a conditional initializer": "extends Node\n\nfunc a(k):\n\tvar m = SurfaceTool.new() if k else $P\n\tb(m)\n\n"
+                                     "func b(x):\n\tpass\n",
+        "a member assigned in a function": "extends Node\nvar m = SurfaceTool.new()\n\nfunc a():\n\tm = $P\n\n"
+                                           "func c():\n\tb(m)\n\nfunc b(x):\n\tpass\n",
+        "declared twice in sibling blocks": "extends Node\n\nfunc a(k):\n\tif k:\n\t\tvar m = SurfaceTool.new()\n"
+                                            "\tfor m in get_children():\n\t\tb(m)\n\nfunc b(x):\n\tpass\n",
     }
     for why, code in cases.items():
         found = _types(code)
         assert "tool" not in found.get("_draw_block", {}) and "b" not in found, why
-    assert _types(_VOXEL, elsewhere={"_draw_face"}) == {"_draw_block": {"tool": "SurfaceTool", "uv": "Vector2"}}
+    assert _types(_VOXEL, other="func f(c):\n\tc._draw_face(null, null)\n") == {
+        "_draw_block": {"tool": "SurfaceTool", "uv": "Vector2"}}
     engine = "extends Node\n\nfunc a():\n\t_ready(SurfaceTool.new())\n\nfunc _ready(x = null):\n\tpass\n"
     assert _types(engine) == {}  # an engine callback is called by the engine too
     typed = "extends Node\n\nfunc a():\n\tb(SurfaceTool.new())\n\nfunc b(m: Reference):\n\tpass\n"
