@@ -218,7 +218,7 @@ class ApiIndex:
         self._parents: dict[str, dict[str, str]] = defaultdict(dict)
         self._classes: dict[tuple[str, str], ApiEntry] = {}
         self._names: frozenset[str] | None = None
-        self._shared_nodes: frozenset[str] | None = None
+        self._shared_nodes: dict[str, str] | None = None
         self._complete = complete_v4
         for c in classes:
             self._parents[c.version][c.class_name] = c.inherits
@@ -257,11 +257,14 @@ class ApiIndex:
             self._names = frozenset(c for _, c in self._classes)
         return self._names
 
-    def shared_node_classes(self) -> frozenset[str]:
-        """Node classes that 3.4 and 4.x both document (`Button`, `RichTextLabel`, `Timer`)."""
+    def node_name_types(self) -> dict[str, str]:
+        """What a node no scene types is, by its name: the class itself where both versions document it as
+        a node (`Button`, `Timer`), the 3.4 class alone where 4.x has the name but not as a node (`Tween`:
+        a Godot 4 node cannot be one). Renamed or removed node classes (`AnimatedSprite`) say nothing:
+        a converted Godot 4 project keeps their node names."""
         if self._shared_nodes is None:
-            self._shared_nodes = frozenset(c for v, c in self._classes if v == V3 and self.has_class(V4, c)
-                                           and self.is_a(V3, c, "Node") and self.is_a(V4, c, "Node"))
+            nodes = [c for v, c in self._classes if v == V3 and self.has_class(V4, c) and self.is_a(V3, c, "Node")]
+            self._shared_nodes = {c: c if self.is_a(V4, c, "Node") else per_version_type(c, "") for c in nodes}
         return self._shared_nodes
 
     def has_class(self, version: str, name: str) -> bool:

@@ -1110,7 +1110,7 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         context = lex(surrounding).masked  # the script's members, then those of its project base scripts
         facts.scope = scope_of(chunk.code_text, masked, context,
                                own_class=_own_class(chunk, project), node_types=nodes, classes=classes,
-                               node_classes=api.shared_node_classes() if api is not None else frozenset(),
+                               node_names=api.node_name_types() if api is not None else None,
                                user_classes=project.class_bases if project else None)
         facts.named = by_name_uses(masked, lexed.strings)
         if api is not None:

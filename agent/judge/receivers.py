@@ -9,7 +9,7 @@ node paths are read from the original text at the same offsets.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 Role = str  # "call" | "property" | "signal" | "constant" | "class"
@@ -53,8 +53,8 @@ class Scope:
     """Class names either version documents (a capitalized receiver is a class only if known)."""
     member_type: Callable[[str, str], str | None] | None = None
     """(type, member) -> the type a property holds or a method returns, from the API index: `a.b.c` chains."""
-    node_classes: frozenset[str] = frozenset()
-    """Node classes both versions document: a `$Button` no scene types is taken to be a Button."""
+    node_names: Mapping[str, str] = field(default_factory=dict)
+    """Node name -> type for a node no scene types (`ApiIndex.node_name_types`): a `$Button` is a Button."""
     element_type: Callable[[str, str], str | None] | None = None
     """(type, method) -> the class of the items it returns (4.x `Array[Node]`): `for c in get_children()`."""
     scalar_types: dict[str, str] = field(default_factory=dict)
@@ -72,24 +72,23 @@ class Scope:
         return None if member is None or member.group(1) in declared else base
 
     def node_type(self, path: str) -> str | None:
-        """A node path's type: the scene's, else the class its last name spells when both versions have it.
+        """A node path's type: the scene's, else what its last name spells (`node_names`).
 
-        Nodes keep their type's name unless renamed, and a name that is a class in 3.4 and 4.x says
+        Nodes keep their type's name unless renamed, and a name that is a node class in 3.4 and 4.x says
         the same in either version; a 3.4-only name (`AnimatedSprite`) may be a converted Godot 4 node.
         """
         path = path.strip("/")
         if path in self.node_types:
             return self.node_types[path]
-        name = path.rsplit("/", 1)[-1]
-        return name if name in self.node_classes else None
+        return self.node_names.get(path.rsplit("/", 1)[-1])
 
 
 def scope_of(code: str, masked: str, context: str, *, own_class: str | None, node_types: dict[str, str],
-             classes: frozenset[str], node_classes: frozenset[str] = frozenset(),
+             classes: frozenset[str], node_names: Mapping[str, str] | None = None,
              user_classes: dict[str, tuple[str, frozenset[str]]] | None = None) -> Scope:
     """Variable types declared in the chunk (and its surrounding context): typed, constructed, `$` nodes."""
     scope = Scope(own_class=own_class, node_types=dict(node_types), classes=classes,
-                  node_classes=node_classes, user_classes=dict(user_classes or {}))
+                  node_names=node_names or {}, user_classes=dict(user_classes or {}))
     scalars: dict[str, set[str]] = {}
     for text in (context, masked):
         for m in _VAR_TYPED.finditer(text):

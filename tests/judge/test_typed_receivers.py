@@ -129,6 +129,12 @@ def _index() -> ApiIndex:
                  signature="void draw_string(font: Font, pos: Vector2, text: String, alignment: "
                            "HorizontalAlignment = 0, width: float = -1, font_size: int = 16, "
                            "modulate: Color = Color(1, 1, 1, 1)) const"),
+        # Tween is a node in 3.4 and not in 4.x; AnimatedSprite is a 3.4 node that 4.x renamed
+        *(ApiEntry(v, "Tween", "", "class") for v in (V3, V4)), ApiEntry(V3, "Tween", "start", "method"),
+        ApiEntry(V4, "Tween", "tween_property", "method"), ApiEntry(V3, "Tween", "stop", "method"),
+        ApiEntry(V4, "Tween", "stop", "method"),
+        ApiEntry(V3, "AnimatedSprite", "", "class"), ApiEntry(V3, "AnimatedSprite", "frames", "property"),
+        ApiEntry(V4, "AnimatedSprite2D", "", "class"), ApiEntry(V4, "AnimatedSprite2D", "sprite_frames", "property"),
         # HTTPRequest.request's third parameter: a bool (validate TLS) in 3.4, the method (an enum) in 4.x
         ApiEntry(V3, "HTTPRequest", "request", "method", arg_count=5, default_count=4,
                  signature='int request(url: String, custom_headers: PoolStringArray = PoolStringArray( ), '
@@ -137,7 +143,9 @@ def _index() -> ApiIndex:
                  signature='Error request(url: String, custom_headers: PackedStringArray = '
                            'PackedStringArray(), method: Method = 0, request_data: String = "")'),
     ]
-    classes += [ClassEntry(V3, "WebSocketClient", "Object"), ClassEntry(V3, "Panel", "Object"),
+    classes += [ClassEntry(V3, "Tween", "Node"), ClassEntry(V4, "Tween", "Object"),
+                ClassEntry(V3, "AnimatedSprite", "Node2D"), ClassEntry(V4, "AnimatedSprite2D", "Node2D"),
+                ClassEntry(V3, "WebSocketClient", "Object"), ClassEntry(V3, "Panel", "Object"),
                 ClassEntry(V4, "Panel", "Object"), ClassEntry(V4, "Mesher", "Object"),
                 ClassEntry(V3, "Image", "Object"), ClassEntry(V4, "Image", "Object"),
                 ClassEntry(V3, "ImageTexture", "Object"), ClassEntry(V4, "ImageTexture", "Object"),
@@ -166,7 +174,8 @@ _HITS = [_derived("JSONParseResult.result", "property"),
          _derived("Control.get_minimum_size", "method"),
          _derived("SceneTree.change_scene", "method", "SceneTree.change_scene_to_file"),
          _derived("Control.update", "method", "Control.queue_redraw"),
-         _derived("Array.remove", "method", "Array.remove_at"),
+         _derived("Array.remove", "method", "Array.remove_at"), _derived("Tween.start", "method"),
+         _derived("AnimatedSprite.frames", "property", "AnimatedSprite2D.sprite_frames"),
          _derived("Node.filename", "property", "Node.scene_file_path"),
          RetrievalHit(table="api_mapping", record_id="converter:empty", title="empty", content="", score=1.0,
                       metadata={"source_api": "empty", "target_api": "is_empty", "change_type": "rename",
@@ -239,6 +248,15 @@ def test_a_node_named_after_a_class_both_versions_have_is_taken_as_that_class():
     assert not _godot3(code, "pressed", {"player.gd": code, "main.tscn": scene})  # the scene says otherwise
     assert not _godot3("extends Node\n\nfunc press():\n\t$Box/Button.pressed.connect(f)\n", "pressed")  # the 4.x signal
     assert [w for _, w, _ in _godot3("extends Node\n\nfunc press():\n\t$Thing.pressed = true\n", "pressed")] == [True]
+
+
+def test_a_node_named_after_a_class_4x_has_but_not_as_a_node_is_the_34_class():
+    """`$Tween` is a 3.4 Tween: in 4.x a Tween is no node. A renamed node class (`$AnimatedSprite`) says
+    nothing: a converted Godot 4 project keeps the node's name on its AnimatedSprite2D."""
+    assert _godot3("extends Node\n\nfunc go():\n\t$Tween.start()\n", "start") == [("Tween.start", False, "Tween")]
+    assert not _godot3("extends Node\n\nfunc go():\n\t$Tween.stop()\n", "stop")  # both versions have it
+    assert [w for _, w, _ in _godot3("extends Node\n\nfunc go():\n\t$AnimatedSprite.frames = null\n", "frames")] \
+        == [True]  # unresolved: a weak hint only
 
 
 def test_a_theme_item_is_no_property_of_that_name():
