@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import hashlib
 import json
-import re
 import sys
 import time
 from dataclasses import dataclass, field

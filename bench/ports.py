@@ -157,8 +157,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dirs", type=Path, nargs="*", help="folders of <project>/{g3,g4,pairs.json}")
     ap.add_argument("--godot4-only", type=Path, help="a folder of Godot 4 projects by others (<project>/**.gd)")
-    ap.add_argument("--kb", type=Path, help="a generated KB dir, loaded without docs or embeddings (see bench/detect.py);"
-                    " without it the database as it is, docs included: verdicts that cite only docs need them")
+    ap.add_argument("--kb", type=Path, help="a generated KB dir, loaded without docs or embeddings (see "
+                    "bench/detect.py); without it the database as it is, docs included (some verdicts cite only docs)")
     ap.add_argument("--out", type=Path, help="write the misses, hits and false alarms here (JSON)")
     args = ap.parse_args()
     settings = Settings.from_env()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.apiindex import V3, V4, is_constructor, per_version_type, type_in, type_label
+from agent.judge.call_sites import constructed_class
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
 from agent.judge.snippets import call_args, close_paren, receiver_start
@@ -616,9 +617,6 @@ def _param_types(signature: str) -> list[str]:
     return [p.split("=", 1)[0].partition(":")[2].strip() for p in params or []]
 
 
-_CONSTRUCTED = re.compile(r"([A-Z]\w*)\s*(?:\.\s*new\s*)?\(")
-
-
 def _arg_literal_type(arg: str, api=None) -> str | None:
     """The type of an argument written as a literal (`true`, `3`, `1.5`, `"a"`, `[...]`, `{...}`),
     or as a constructor of a class both versions have (`Color(1, 1, 1)`, `Timer.new()`)."""
@@ -628,10 +626,9 @@ def _arg_literal_type(arg: str, api=None) -> str | None:
         return "int"
     if re.fullmatch(r"-?(\d+\.\d*|\.\d+)(e-?\d+)?", arg):
         return "float"
-    m = _CONSTRUCTED.match(arg)
-    if m and api is not None and close_paren(arg, m.end() - 1) == len(arg) \
-            and api.has_class(V3, m.group(1)) and api.has_class(V4, m.group(1)):
-        return m.group(1)
+    cls = constructed_class(arg)
+    if cls and api is not None and api.has_class(V3, cls) and api.has_class(V4, cls):
+        return cls
     return literal_type(arg)
 
 
