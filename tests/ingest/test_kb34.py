@@ -137,3 +137,16 @@ def test_a_class_rename_the_converter_switched_off_derives_no_removal():
     by = {d.source_api: d for d in derived_mappings(ApiIndex(entries, classes), default_renames_file(), [])}
     assert "World" not in by
     assert by["WebSocketClient"].change_type == "removed"
+
+
+def test_surface_tool_adders_of_3_4_are_the_setters_of_4x():
+    """`st.add_uv(uv)` sets the next vertex's UV in 3.4, as `st.set_uv(uv)` does in 4.x: a rename, not a removal."""
+    from agent.ingest.mappings import _rename_rows
+    from agent.settings import default_renames_file
+
+    table = _rename_rows(default_renames_file())["gdscript_function_renames"]
+    rows = {r["old"]: r for r in table if r.get("from") == "supplement" and r["classes"] == "SurfaceTool"}
+    assert {old: r["new"] for old, r in rows.items()} == {
+        "add_uv": "set_uv", "add_uv2": "set_uv2", "add_color": "set_color", "add_normal": "set_normal",
+        "add_tangent": "set_tangent", "add_bones": "set_bones", "add_weights": "set_weights",
+        "add_smooth_group": "set_smooth_group"}
