@@ -79,11 +79,24 @@ def godot3_snippets(ref: Path) -> list[Snippet]:
     return out
 
 
-def _chunks(s: Snippet):
-    data = s.code.encode()
-    f = SourceFile(path="snippet.gd", kind="gdscript", included=True, reason="bench", size=len(data),
-                   sha256=hashlib.sha256(data).hexdigest(), text=s.code)
-    return chunk_file(f)
+def script_chunks(path: str, text: str) -> list:
+    """The real chunker's non-empty chunks of one script."""
+    data = text.encode()
+    f = SourceFile(path=path, kind="gdscript", included=True, reason="bench", size=len(data),
+                   sha256=hashlib.sha256(data).hexdigest(), text=text)
+    return [c for c in chunk_file(f) if c.code_text.strip()]
+
+
+def retrieve_all(retriever, queries: list, *, no_vectors: bool) -> list:
+    """One evidence bundle per query. A --kb database holds no embeddings: there the vector leg gets one
+    fixed unit vector and finds nothing whatever the query."""
+    if not no_vectors:
+        return retriever.retrieve_many(queries) if queries else []
+    import numpy as np
+
+    zero = np.zeros(retriever.settings.embedding_dim, dtype=np.float32)
+    zero[0] = 1.0
+    return [retriever.retrieve(q, vector=zero) for q in queries]
 
 
 async def run(snippets: list[Snippet], retriever, api, *, no_vectors: bool = False) -> dict:
@@ -92,17 +105,10 @@ async def run(snippets: list[Snippet], retriever, api, *, no_vectors: bool = Fal
            "retrieve_s": 0.0,
            "chunks": 0}
     for s in snippets:
-        s.chunks = [c for c in _chunks(s) if c.code_text.strip()]
+        s.chunks = script_chunks("snippet.gd", s.code)
         t0 = time.perf_counter()
         queries = [build_retriever_query(PROMPT, c) for c in s.chunks]
-        if no_vectors:  # a --kb database holds no embeddings: the vector leg finds nothing whatever the query
-            import numpy as np
-
-            zero = np.zeros(retriever.settings.embedding_dim, dtype=np.float32)
-            zero[0] = 1.0
-            bundles = [retriever.retrieve(q, vector=zero) for q in queries]
-        else:
-            bundles = retriever.retrieve_many(queries) if queries else []
+        bundles = retrieve_all(retriever, queries, no_vectors=no_vectors)
         res["retrieve_s"] += time.perf_counter() - t0
         res["chunks"] += len(s.chunks)
         for mode, project in (("new", build_project_context({"snippet.gd": s.code}, api)), ("old", None)):

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import sys
 import time
@@ -34,14 +33,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.detect import PROMPT, _NoEmbedder, load_kb_without_embeddings, versioned_index  # noqa: E402
+from bench.detect import (PROMPT, _NoEmbedder, load_kb_without_embeddings, retrieve_all,  # noqa: E402
+                          script_chunks, versioned_index)
 from agent.judge.base import JudgeInput  # noqa: E402
 from agent.judge.evidence import EvidenceJudge  # noqa: E402
 from agent.judge.lexer import lex  # noqa: E402
 from agent.judge.project import build_project_context  # noqa: E402
 from agent.judge.validate import judge_and_validate  # noqa: E402
-from agent.models import SourceFile  # noqa: E402
-from agent.parse import chunk_file  # noqa: E402
 from agent.retrieve.query import build_retriever_query, split_trace  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 
@@ -52,31 +50,21 @@ def _normalised(code: str) -> str:
     return "\n".join(line for line in lines if line.strip())
 
 
-def _chunks(path: str, text: str):
-    data = text.encode()
-    f = SourceFile(path=path, kind="gdscript", included=True, reason="bench", size=len(data),
-                   sha256=hashlib.sha256(data).hexdigest(), text=text)
-    return [c for c in chunk_file(f) if c.code_text.strip()]
-
-
 def _side(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
             for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in (".gd", ".tscn", ".tres")}
 
 
-async def _judge_side(files: dict[str, str], retriever, api, zero) -> dict[str, dict]:
+async def _judge_side(files: dict[str, str], retriever, api, no_vectors: bool) -> dict[str, dict]:
     """Every chunk of the side's scripts: (path, function name) -> verdicts with and without context."""
     judge, project = EvidenceJudge(), build_project_context(files, api)
     out: dict[str, dict] = {}
     for path, text in files.items():
         if not path.endswith(".gd"):
             continue
-        chunks = _chunks(path, text)
+        chunks = script_chunks(path, text)
         queries = [build_retriever_query(PROMPT, c) for c in chunks]
-        if zero is None:
-            bundles = retriever.retrieve_many(queries) if queries else []
-        else:  # a --kb database holds no embeddings: the vector leg finds nothing whatever the query
-            bundles = [retriever.retrieve(q, vector=zero) for q in queries]
+        bundles = retrieve_all(retriever, queries, no_vectors=no_vectors)
         for c, b in zip(chunks, bundles):
             row = {"path": path, "name": c.name, "kind": c.chunk_kind, "code": c.code_text}
             for mode, ctx in (("new", project), ("old", None)):
@@ -93,7 +81,7 @@ def _functions(rows: dict[str, dict]) -> dict[tuple[str, str], dict]:
     return {(r["path"], r["name"]): r for r in rows.values() if r["kind"] == "function" and r["name"]}
 
 
-async def run(dirs: list[Path], retriever, api, zero) -> dict:
+async def run(dirs: list[Path], retriever, api, no_vectors: bool) -> dict:
     stats = {"changed": 0, "changed_flagged": 0, "changed_old_flagged": 0, "converter_missed": 0,
              "converter_missed_flagged": 0, "unchanged": 0, "unchanged_flagged": 0,
              "godot4_functions": 0, "godot4_flagged": 0, "projects": 0, "pairs": 0}
@@ -102,8 +90,8 @@ async def run(dirs: list[Path], retriever, api, zero) -> dict:
         for project in sorted(p for p in d.iterdir() if (p / "pairs.json").is_file()):
             stats["projects"] += 1
             pairs = json.loads((project / "pairs.json").read_text())
-            g3 = _functions(await _judge_side(_side(project / "g3"), retriever, api, zero))
-            g4 = _functions(await _judge_side(_side(project / "g4"), retriever, api, zero))
+            g3 = _functions(await _judge_side(_side(project / "g3"), retriever, api, no_vectors))
+            g4 = _functions(await _judge_side(_side(project / "g4"), retriever, api, no_vectors))
             for fn in g4.values():
                 stats["godot4_functions"] += 1
                 if fn["new"] == "godot3":
@@ -136,12 +124,12 @@ async def run(dirs: list[Path], retriever, api, zero) -> dict:
     return {"stats": stats, "detail": detail}
 
 
-async def run_godot4_only(root: Path, retriever, api, zero) -> dict:
+async def run_godot4_only(root: Path, retriever, api, no_vectors: bool) -> dict:
     """Godot 4 projects by others, each judged as one project: functions judged godot3 are false alarms."""
     stats, hits = {"projects": 0, "functions": 0, "flagged": 0}, []
     for project in sorted(p for p in root.iterdir() if p.is_dir()):
         stats["projects"] += 1
-        for (path, name), fn in _functions(await _judge_side(_side(project), retriever, api, zero)).items():
+        for (path, name), fn in _functions(await _judge_side(_side(project), retriever, api, no_vectors)).items():
             stats["functions"] += 1
             if fn["new"] == "godot3":
                 stats["flagged"] += 1
@@ -164,24 +152,18 @@ def main() -> int:
     settings = Settings.from_env()
     if args.kb:
         settings = load_kb_without_embeddings(settings, args.kb)
-    import numpy as np
-
     from agent.retrieve import Retriever
     from agent.storage import make_pool
 
-    zero = None
-    if args.kb:
-        zero = np.zeros(settings.embedding_dim, dtype=np.float32)
-        zero[0] = 1.0
     with make_pool(settings, min_size=1, max_size=2) as pool:
         retriever = Retriever(settings, pool, embedder=_NoEmbedder() if args.kb else None)
         api = versioned_index(retriever)
         if api is None:
             return 2
         t0 = time.perf_counter()
-        res = asyncio.run(run(args.dirs, retriever, api, zero))
+        res = asyncio.run(run(args.dirs, retriever, api, bool(args.kb)))
         if args.godot4_only:
-            res["godot4_only"] = asyncio.run(run_godot4_only(args.godot4_only, retriever, api, zero))
+            res["godot4_only"] = asyncio.run(run_godot4_only(args.godot4_only, retriever, api, bool(args.kb)))
     s = res["stats"]
     print(json.dumps({**s, "seconds": round(time.perf_counter() - t0, 1)}))
     print(f"changed functions flagged:          {_share(s['changed_flagged'], s['changed'])}"
