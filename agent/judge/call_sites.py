@@ -45,12 +45,12 @@ def constructed_class(expr: str) -> str | None:
     return m.group(1) if m and close_paren(expr, m.end() - 1) == len(expr) else None
 
 
-def sure_types(code: str) -> dict[str, str | None]:
+def sure_types(code: str, assignments: str | None = None) -> dict[str, str | None]:
     """Names `code` declares (`var`, `const`, loop variables) -> their class when it is sure, else None.
 
     Sure: declared with a type (`var t: SurfaceTool`; GDScript keeps a typed variable's class), or
     declared once with a whole constructor as initializer (`var t = SurfaceTool.new()`) and never
-    assigned again.
+    assigned again, in `assignments` (default: `code` itself; for members, the whole script).
     """
     out: dict[str, str | None] = {}
     typed: set[str] = set()
@@ -62,15 +62,11 @@ def sure_types(code: str) -> dict[str, str | None]:
             typed.add(name)
     for name in _LOOP.findall(code):
         out[name] = None
-    rest = _DECLARATION.sub(" ", code)
+    rest = _DECLARATION.sub(" ", code if assignments is None else assignments)
     for name, cls in out.items():
         if cls and name not in typed and _assigned(rest, name):
             out[name] = None  # assigned again: its class may change
     return out
-
-
-def _typed(code: str, name: str) -> bool:
-    return re.search(rf"\b(?:var|const)[ \t]+{re.escape(name)}[ \t]*:[ \t]*[A-Za-z_]", code) is not None
 
 
 def _assigned(code: str, name: str) -> bool:
@@ -177,7 +173,4 @@ def member_types(masked: str, member_lines: str) -> dict[str, str | None]:
     An untyped member assigned anywhere in the script besides its declaration is not sure
     (`t = $Painter` in some function).
     """
-    out = sure_types(member_lines)
-    rest = _DECLARATION.sub(" ", masked)
-    return {name: None if cls and not _typed(member_lines, name) and _assigned(rest, name) else cls
-            for name, cls in out.items()}
+    return sure_types(member_lines, assignments=masked)
