@@ -54,6 +54,11 @@ GLOBAL_FUNCTION_RENAMES = {
 _GLOBALS_REPLACED = ("polar2cartesian", "cartesian2polar", "parse_json", "to_json", "validate_json")
 
 
+RPC_KEYWORDS = "remote|master|puppet|remotesync|mastersync|puppetsync|sync|slave"
+"""Godot 3's RPC keywords before `func` or `var` (`sync` and `slave` are remotesync's and puppet's aliases);
+Godot 4 writes `@rpc`. The judge's rule and the retriever's lookup terms both read this one list."""
+
+
 BASIS_FROM_EULER = r"(?<![\w.])Basis\s*\(\s*(?=Vector3\s*\([^()\n]*\)\s*\))"
 """`Basis(Vector3(x, y, z))`: 3.4's Euler-angle constructor (4.x has none: `Basis.from_euler`)."""
 
@@ -76,7 +81,7 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     SyntaxRule("yield", "godot3", _r(r"\byield\s*\("), "yield(obj, \"signal\")", "await obj.signal",
                "syntax_change", ("await", "yield"), mapping_keys=("yield",)),
     SyntaxRule("rpc_keyword", "godot3",
-               _r(r"^\s*(remote|master|puppet|remotesync|mastersync|puppetsync|sync|slave)\s+(func|var)\b"),
+               _r(rf"^\s*({RPC_KEYWORDS})\s+(func|var)\b"),
                "remote/master/puppet", "@rpc", "annotation", ("@rpc", "rpc"), scope="statement"),
     SyntaxRule("connect_string_method", "godot3",
                _r(r"\bconnect\s*\(\s*([\"'])[^\"'\n]*\1\s*,\s*[\w.$]+\s*,\s*[\"']"),

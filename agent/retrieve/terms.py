@@ -7,6 +7,7 @@ import re
 from agent.judge.syntax_rules import (
     BASIS_FROM_EULER,
     GDSCRIPT_RULES,
+    RPC_KEYWORDS,
     STRING_FROM,
     VELOCITY_DECLARATION,
     rule_matches,
@@ -36,7 +37,7 @@ GENERIC_WORDS = frozenset(
 # (`export` -> `@export`), which the chunker's symbol lists never contain.
 _GODOT3_KEYWORDS = re.compile(
     r"^[ \t]*(?:(export)\s*(?:\(|var\b)|(onready)\s+var\b|(tool)[ \t]*(?:#.*)?$|"
-    r"(remote|master|puppet|remotesync|mastersync|puppetsync|sync|slave)\s+(?:func|var)\b)|\b(setget)\b", re.MULTILINE)
+    rf"({RPC_KEYWORDS})\s+(?:func|var)\b)|\b(setget)\b", re.MULTILINE)
 
 # Godot 3 forms that the symbol lists miss or that have no API name of their own: the string call forms
 # (`connect("signal", target, "m")`, `Thread.start(self, "m")`, 3-argument `disconnect`), `.method()` /
