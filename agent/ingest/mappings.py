@@ -414,6 +414,36 @@ def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> l
     return out
 
 
+def _through_getter(index, cls: str, cls4: str, e3):
+    """A 3.4 property 4.x no longer lists, found again through its 3.4 getter (target, change type, 4.x entry).
+
+    The getter is the engine's name for the same value: `Light2D.range_height` (getter `get_height`) is
+    4.x's `Light2D.height`, whose getter that is; `KinematicCollision2D.collider` (getter `get_collider`)
+    is only a method in 4.x, so the code reads `collision.get_collider()`. An indexed accessor
+    (`get_param(param)` behind every `ParticlesMaterial` parameter) names no one value and proves
+    nothing; a getter method alone serves only a property that 4.x can still set the same way
+    (`camera.current = true` is `make_current()`, not `is_current()`).
+    """
+    from agent.apiindex import V3, V4
+
+    accessors = [e for e in index.members_of(V3, cls) if e.kind == "method" and e.accessor_of == e3.member]
+    for getter in (e.member for e in accessors if e.arg_count == 0):
+        found = index.all_lookup(V4, cls4, getter, ("method",))
+        if any(e.required_args for e in found):
+            continue  # an indexed accessor somewhere up the chain (`Light3D.get_param(param)`)
+        props = {e.accessor_of for e in found if e.accessor_of}
+        if len(props) == 1:
+            e4 = index.lookup(V4, cls4, next(iter(props)), ("property",))
+            if e4:
+                return f"{e4.class_name}.{e4.member}", "rename", e4
+            continue
+        plain = next((e for e in found if not e.accessor_of), None)
+        settable = all(index.lookup(V4, cls4, s.member, ("method",)) for s in accessors if s.arg_count > 0)
+        if plain and not props and settable:
+            return f"{plain.class_name}.{getter}()", "signature_change", plain
+    return None
+
+
 def _derived_member(index, cls: str, cls4: str, e3, rows: dict[str, list[dict]]) -> MappingDraft | None:
     from agent.apiindex import V4
 
@@ -446,6 +476,8 @@ def _derived_member(index, cls: str, cls4: str, e3, rows: dict[str, list[dict]])
             target = f"{owner}.{e3.member}"
             change = "signature_change" if e3.kind in ("method", "signal") and (
                 e3.arg_count, e3.default_count) != (e4.arg_count, e4.default_count) else "rename"
+    if target is None and e3.kind == "property":
+        target, change, e4 = _through_getter(index, cls, cls4, e3) or (None, change, None)
     source = f"{cls}.{e3.member}"
     return MappingDraft(
         e3.kind, source, target, change, classes=[cls],
