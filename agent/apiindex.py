@@ -211,7 +211,8 @@ class ApiIndex:
     COMPLETE_V4_CLASSES = 500
     """A 4.x side with fewer classes is a subset: absence from it proves nothing."""
 
-    def __init__(self, entries: Iterable[ApiEntry], classes: Iterable[ClassEntry], *, complete_v4: bool | None = None):
+    def __init__(self, entries: Iterable[ApiEntry], classes: Iterable[ClassEntry], *, complete_v4: bool | None = None,
+                 class_renames: dict[str, str] | None = None):
         self._members: dict[tuple[str, str, str], list[ApiEntry]] = defaultdict(list)
         self._by_name: dict[tuple[str, str], list[ApiEntry]] = defaultdict(list)
         self._by_class: dict[tuple[str, str], list[ApiEntry]] = defaultdict(list)
@@ -220,6 +221,8 @@ class ApiIndex:
         self._names: frozenset[str] | None = None
         self._shared_nodes: dict[str, str] | None = None
         self._complete = complete_v4
+        self.class_renames = dict(class_renames or {})
+        """3.4 class -> its 4.x name, from the knowledge base's class-rename mappings (`AnimatedSprite` -> `AnimatedSprite2D`)."""
         for c in classes:
             self._parents[c.version][c.class_name] = c.inherits
         for e in entries:
@@ -260,11 +263,17 @@ class ApiIndex:
     def node_name_types(self) -> dict[str, str]:
         """What a node no scene types is, by its name: the class itself where both versions document it as
         a node (`Button`, `Timer`), the 3.4 class alone where 4.x has the name but not as a node (`Tween`:
-        a Godot 4 node cannot be one). Renamed or removed node classes (`AnimatedSprite`) say nothing:
-        a converted Godot 4 project keeps their node names."""
+        a Godot 4 node cannot be one), and the class per version where 4.x renamed it (`AnimatedSprite`
+        is 3.4's AnimatedSprite and 4.x's AnimatedSprite2D: a converted Godot 4 project keeps the node's
+        name, so only a member one side lacks says which version the code is)."""
         if self._shared_nodes is None:
             nodes = [c for v, c in self._classes if v == V3 and self.has_class(V4, c) and self.is_a(V3, c, "Node")]
-            self._shared_nodes = {c: c if self.is_a(V4, c, "Node") else per_version_type(c, "") for c in nodes}
+            types = {c: c if self.is_a(V4, c, "Node") else per_version_type(c, "") for c in nodes}
+            for old, new in self.class_renames.items():
+                if self.only_in_3(old) and self.is_a(V3, old, "Node") and self.has_class(V4, new) \
+                        and self.is_a(V4, new, "Node"):
+                    types[old] = per_version_type(old, new)
+            self._shared_nodes = types
         return self._shared_nodes
 
     def has_class(self, version: str, name: str) -> bool:
@@ -343,7 +352,10 @@ def read_index(conn) -> ApiIndex:
     entries = [ApiEntry(**{c: r[c] for c in _ENTRY_COLS}) for r in rows]
     crow = conn.execute("SELECT version, class_name, inherits, chunk_id, source_url FROM godot_rag.api_classes").fetchall()
     classes = [ClassEntry(r["version"], r["class_name"], r["inherits"], r["chunk_id"], r["source_url"]) for r in crow]
-    return ApiIndex(entries, classes)
+    renames = conn.execute(
+        "SELECT source_api, target_api FROM godot_rag.api_mapping WHERE change_type = 'rename'"
+        " AND status <> 'rejected' AND provenance->>'kind' = 'class' AND target_api IS NOT NULL ORDER BY mapping_id").fetchall()
+    return ApiIndex(entries, classes, class_renames={r["source_api"]: r["target_api"] for r in renames})
 
 
 _CACHE: dict[str, ApiIndex] = {}

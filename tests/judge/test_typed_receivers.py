@@ -155,7 +155,7 @@ def _index() -> ApiIndex:
                 *(ClassEntry(v, c, "Object") for v in (V3, V4) for c in ("ResourceSaver", "Resource", "TreeItem")),
                 *(ClassEntry(v, c, "") for v in (V3, V4) for c in ("NodePath", "Vector2")),
                 ClassEntry(V4, "StringName", "")]
-    return ApiIndex(entries, classes, complete_v4=True)
+    return ApiIndex(entries, classes, complete_v4=True, class_renames={"AnimatedSprite": "AnimatedSprite2D"})
 
 
 def _derived(source: str, kind: str, target: str | None = None) -> RetrievalHit:
@@ -251,12 +251,19 @@ def test_a_node_named_after_a_class_both_versions_have_is_taken_as_that_class():
 
 
 def test_a_node_named_after_a_class_4x_has_but_not_as_a_node_is_the_34_class():
-    """`$Tween` is a 3.4 Tween: in 4.x a Tween is no node. A renamed node class (`$AnimatedSprite`) says
-    nothing: a converted Godot 4 project keeps the node's name on its AnimatedSprite2D."""
+    """`$Tween` is a 3.4 Tween: in 4.x a Tween is no node."""
     assert _godot3("extends Node\n\nfunc go():\n\t$Tween.start()\n", "start") == [("Tween.start", False, "Tween")]
     assert not _godot3("extends Node\n\nfunc go():\n\t$Tween.stop()\n", "stop")  # both versions have it
-    assert [w for _, w, _ in _godot3("extends Node\n\nfunc go():\n\t$AnimatedSprite.frames = null\n", "frames")] \
-        == [True]  # unresolved: a weak hint only
+
+
+def test_a_node_named_after_a_renamed_class_is_that_class_in_each_version():
+    """A converted Godot 4 project keeps the node's name on its AnimatedSprite2D: `$AnimatedSprite` is 3.4's
+    AnimatedSprite and 4.x's AnimatedSprite2D, so only a member one side lacks says which version it is."""
+    facts = _facts("extends Node\n\nfunc go():\n\t$AnimatedSprite.frames = null\n", "frames")[2]
+    assert [(f.name, f.weak) for f in facts.godot3] == [("AnimatedSprite.frames", False)]
+    facts = _facts("extends Node\n\nfunc go():\n\t$AnimatedSprite.sprite_frames = null\n", "sprite_frames")[2]
+    assert not facts.godot3 and [f.name for f in facts.godot4] == ["AnimatedSprite2D.sprite_frames"]
+    assert "AnimatedSprite" not in ApiIndex([], [], complete_v4=True).node_name_types()  # no rename known: untyped
 
 
 def test_a_theme_item_is_no_property_of_that_name():
