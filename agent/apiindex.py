@@ -348,6 +348,7 @@ def store_index(conn, entries: list[ApiEntry], classes: list[ClassEntry]) -> Non
 
 
 def read_index(conn) -> ApiIndex:
+    """Both tables, plus the class renames of `api_mapping` (the ingest stores those before the index)."""
     rows = conn.execute(f"SELECT {', '.join(_ENTRY_COLS)} FROM godot_rag.api_index").fetchall()
     entries = [ApiEntry(**{c: r[c] for c in _ENTRY_COLS}) for r in rows]
     crow = conn.execute("SELECT version, class_name, inherits, chunk_id, source_url FROM godot_rag.api_classes").fetchall()
