@@ -120,7 +120,7 @@ async def run(dirs: list[Path], retriever, api, no_vectors: bool) -> dict:
                     if hit:
                         detail["flagged"].append({**where, "why": fn["why"]})
                     else:
-                        detail["missed"].append({**where, "g3": fn["code"], "g4": after[name]["code"]})
+                        detail["missed"].append({**where, "why": fn["why"], "g3": fn["code"], "g4": after[name]["code"]})
     return {"stats": stats, "detail": detail}
 
 
