@@ -7,13 +7,15 @@ The data is a folder you collect (nothing is committed): one sub-folder per proj
     DIR/<project>/pairs.json     [{"g3": "<path>", "g4": "<path>"}, ...]
 
 Each side is judged as one project (its extends chains and scenes resolve receivers), chunk by
-chunk, by the product's retriever, evidence judge and validator, twice in the same run: with the
-project context and API index, and without them (the rename tables and syntax rules alone, a
-converter-like baseline). A Godot 3 function counts as *changed* when its code, comments and blank
+chunk, by the product's retriever, evidence judge and validator, three times in the same run: with
+the project context and API index; without them (the judge's previous path: every retrieved mapping,
+no receivers, a converter-like baseline); and, stricter, without the mappings the API index derived
+(the converter's rename tables and the syntax rules alone). A Godot 3 function counts as *changed* when its code, comments and blank
 lines left out, differs from the Godot 4 function of the same name in the paired script. Reported:
 
 - `changed_flagged`: changed Godot 3 functions whose chunk is judged godot3 (the recall);
-- `converter_missed_flagged`: of the changed functions the baseline misses, the share flagged;
+- `converter_missed_flagged`: of the changed functions the baseline misses, the share flagged
+  (`conv_missed_flagged`: the same against the stricter baseline);
 - `godot4_flagged`: Godot 4 functions judged godot3 (false alarms; each is listed).
 
 `--godot4-only DIR` adds Godot 4 projects written by others (`DIR/<project>/**.gd`, scenes beside
@@ -67,8 +69,10 @@ async def _judge_side(files: dict[str, str], retriever, api, no_vectors: bool) -
         bundles = retrieve_all(retriever, queries, no_vectors=no_vectors)
         for c, b in zip(chunks, bundles):
             row = {"path": path, "name": c.name, "kind": c.chunk_kind, "code": c.code_text}
-            for mode, ctx in (("new", project), ("old", None)):
-                inp = JudgeInput(prompt=PROMPT, trace=split_trace(c, "bench"), chunk=c, evidence=b, project=ctx)
+            converter_only = b.model_copy(update={"api_mapping_evidence": [
+                h for h in b.api_mapping_evidence if (h.metadata.get("provenance") or {}).get("source") != "api_index"]})
+            for mode, ctx, ev in (("new", project, b), ("old", None, b), ("conv", None, converter_only)):
+                inp = JudgeInput(prompt=PROMPT, trace=split_trace(c, "bench"), chunk=c, evidence=ev, project=ctx)
                 res = await judge_and_validate(judge, inp, fallback=judge)
                 row[mode] = res.judgment.version_signal
                 if mode == "new":
@@ -83,7 +87,8 @@ def _functions(rows: dict[str, dict]) -> dict[tuple[str, str], dict]:
 
 async def run(dirs: list[Path], retriever, api, no_vectors: bool) -> dict:
     stats = {"changed": 0, "changed_flagged": 0, "changed_old_flagged": 0, "converter_missed": 0,
-             "converter_missed_flagged": 0, "unchanged": 0, "unchanged_flagged": 0,
+             "converter_missed_flagged": 0, "changed_conv_flagged": 0, "conv_missed": 0, "conv_missed_flagged": 0,
+             "unchanged": 0, "unchanged_flagged": 0,
              "godot4_functions": 0, "godot4_flagged": 0, "projects": 0, "pairs": 0}
     detail = {"missed": [], "flagged": [], "godot4_hits": []}
     for d in dirs:
@@ -117,6 +122,10 @@ async def run(dirs: list[Path], retriever, api, no_vectors: bool) -> dict:
                     if not old_hit:
                         stats["converter_missed"] += 1
                         stats["converter_missed_flagged"] += hit
+                    stats["changed_conv_flagged"] += fn["conv"] == "godot3"
+                    if fn["conv"] != "godot3":
+                        stats["conv_missed"] += 1
+                        stats["conv_missed_flagged"] += hit
                     if hit:
                         detail["flagged"].append({**where, "why": fn["why"]})
                     else:
@@ -169,6 +178,9 @@ def main() -> int:
     print(f"changed functions flagged:          {_share(s['changed_flagged'], s['changed'])}"
           f"  (baseline {_share(s['changed_old_flagged'], s['changed'])})")
     print(f"converter-missed changed, flagged:  {_share(s['converter_missed_flagged'], s['converter_missed'])}")
+    print(f"  against the converter's tables and syntax rules alone (no index-derived mappings): baseline "
+          f"{_share(s['changed_conv_flagged'], s['changed'])}, its misses flagged "
+          f"{_share(s['conv_missed_flagged'], s['conv_missed'])}")
     print(f"unchanged Godot 3 functions flagged: {_share(s['unchanged_flagged'], s['unchanged'])}")
     print(f"Godot 4 functions flagged:          {_share(s['godot4_flagged'], s['godot4_functions'])}")
     for h in res["detail"]["godot4_hits"]:

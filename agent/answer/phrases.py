@@ -110,6 +110,12 @@ _P: dict[str, dict[str, str]] = {
         "zh": "第 {line} 行：删除 `{old}`{note}",
         "ru": "Строка {line}: удалить `{old}`{note}",
     },
+    "change_by_hand": {
+        "en": "Line {line}: `{old}` has no one-line replacement; rewrite it from the docs{note}",
+        "ko": "{line}행: `{old}`은(는) 한 줄로 바꿀 수 없습니다. 문서를 보고 다시 작성하세요{note}",
+        "zh": "第 {line} 行：`{old}` 没有一行的替换；请参照文档改写{note}",
+        "ru": "Строка {line}: для `{old}` нет замены в одну строку; перепишите по документации{note}",
+    },
     "no_changes": {
         "en": "Nothing needs to change for Godot 4.",
         "ko": "Godot 4를 위해 바꿀 것이 없습니다.",

@@ -235,7 +235,8 @@ def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citat
             text = phrase("change", inp.language, line=line, old=old, new=" ".join(str(c["new"]).split()))
         else:
             note = str(c.get("note") or "").split(":", 1)[-1].strip()
-            text = phrase("change_removed", inp.language, line=line, old=old, note=f" ({note})" if note else "")
+            key = "change_removed" if c.get("change_type") == "removed" else "change_by_hand"
+            text = phrase(key, inp.language, line=line, old=old, note=f" ({note})" if note else "")
         out.append(f"{k}. {text}{cites.cite(c.get('evidence_id'))}")
     return out
 

@@ -106,7 +106,9 @@ class EvidenceJudge:
         covered = {c.evidence_id for _, (c, _) in syntax if c is not None}
         # one item per call: a syntax rewrite (`yield(t, "timeout")` -> `await t.timeout`) beats an API row that
         # only says the name is gone; an API rename (`str2var(x)` -> `str_to_var(x)`) beats a described rule
-        rewritten = {c.old for f, (c, _) in syntax if c is not None and c.new and c.new != f.rule.new}
+        # (or says why there is none: `yield($Tween, "tween_all_completed")` waits on a signal 4.x lacks)
+        rewritten = {c.old for f, (c, _) in syntax
+                     if c is not None and (c.new and c.new != f.rule.new or f.signal_gone and not c.new)}
         moved = {f.signal_gone.rsplit(".", 1)[-1] for f, (c, _) in syntax if f.signal_gone and c is not None and c.new}
         # `connect("hide", ...)` -> `hidden.connect(...)`: the rewrite already shows (and cites) the signal's rename
         cited_by_syntax = {i for _, (_, cited) in syntax for i in cited}

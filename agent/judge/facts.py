@@ -15,7 +15,7 @@ from agent.apiindex import V3, V4, is_constructor, per_version_type, type_in, ty
 from agent.judge.call_sites import constructed_class
 from agent.judge.lexer import Lexed, identifiers, lex
 from agent.judge.project import ProjectContext
-from agent.judge.snippets import call_args, close_paren, receiver_start
+from agent.judge.snippets import call_args, close_paren, receiver_start, top_level_commas
 from agent.judge.receivers import (NamedUse, Scope, by_name_uses, infer_var_types, literal_type,
                                    receiver_type, role_at, scope_of, signal_string_uses)
 from agent.judge.syntax_rules import (DIRECT_RULES, FOR_VARIABLE, GDSCRIPT_RULES, SyntaxRule,
@@ -519,23 +519,32 @@ def _signal_gone(facts: CodeFacts, finding: Finding, evidence: EvidenceBundle,
     """`get_tree().connect("network_peer_connected", ...)`: the named signal, when the receiver's 4.x class lacks it.
 
     Then `obj.sig.connect(callable)` is no rewrite: in Godot 4 the signal lives elsewhere (MultiplayerAPI).
+    The same holds for what `yield(obj, "sig")` waits on: `yield($Tween, "tween_all_completed")` is no
+    `await $Tween.tween_all_completed`, since no 4.x Tween has that signal (nor is one a node).
     """
     api = project.api if project else None
     if api is None or facts.scope is None or not api.complete_v4:
         return None
     masked = facts.lexed.masked
     name = next((content for _, content, quote in facts.lexed.strings if finding.start <= quote < finding.start + 80), "")
-    b = finding.start - 1
-    while b >= 0 and masked[b] in " \t":
-        b -= 1
-    if b >= 0 and masked[b] == ".":
-        receiver = receiver_type(facts.lexed.text, masked, b, facts.scope)
+    if finding.rule is not None and finding.rule.name == "yield":
+        m = re.compile(r"yield\s*\(").match(masked, finding.start)
+        commas = top_level_commas(masked, m.end() - 1) if m else []
+        receiver = receiver_type(facts.lexed.text, masked, commas[0], facts.scope) if len(commas) == 1 else None
     else:
-        receiver = facts.scope.own_class
-    if not name or receiver is None or not api.has_class(V4, receiver):
+        b = finding.start - 1
+        while b >= 0 and masked[b] in " \t":
+            b -= 1
+        if b >= 0 and masked[b] == ".":
+            receiver = receiver_type(facts.lexed.text, masked, b, facts.scope)
+        else:
+            receiver = facts.scope.own_class
+    if not name or receiver is None or not api.has_class(V3, receiver):
         return None
     old = api.lookup(V3, receiver, name, ("signal",))
-    if old is None or api.lookup(V4, receiver, name, ("signal",)) or api.defined_below(V4, receiver, name, ("signal",)):
+    if old is None or not api.has_class(V4, receiver) and type_in(V4, receiver):
+        return None  # a class 4.x renamed without saying to what: nothing to compare with
+    if api.lookup(V4, receiver, name, ("signal",)) or api.defined_below(V4, receiver, name, ("signal",)):
         return None
     for hit in evidence.api_mapping_evidence:  # renamed on the same class (`hide` -> `hidden`): rewritten in place
         md = hit.metadata
@@ -1147,7 +1156,7 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
                             if (f.name.rsplit(".", 1)[-1], f.line) not in covered)  # a stated rename says more
         facts.godot3.extend(_named_findings(facts, evidence, project, chunk.source_file))
         for f in facts.godot3_syntax:
-            if f.rule is not None and f.rule.name in ("connect_string_method", "disconnect_string_method"):
+            if f.rule is not None and f.rule.name in ("connect_string_method", "disconnect_string_method", "yield"):
                 f.signal_gone = _signal_gone(facts, f, evidence, project)
         old_overrides, new_overrides = _override_findings(facts, evidence, project, chunk.source_file)
         facts.godot3.extend(old_overrides)

@@ -44,6 +44,12 @@ def call_args(masked: str, open_paren: int) -> list[str] | None:
     return args if args[-1] else args[:-1]  # `f(a,\n)`: a trailing comma adds no argument
 
 
+def top_level_commas(masked: str, open_paren: int) -> list[int]:
+    """Offsets of the commas between the arguments of the call whose `(` is at `open_paren`."""
+    close, commas = _match(masked, open_paren, min(len(masked), open_paren + 2000))
+    return commas if close >= 0 else []
+
+
 def receiver_start(text: str, masked: str, start: int) -> int:
     """Walk back over a receiver chain (`$Button.`, `get_tree().`, `preload("x").`)."""
     i = start

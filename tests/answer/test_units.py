@@ -104,3 +104,18 @@ def test_sources_say_which_docs_version_they_quote():
     ])
     assert lines == ["[1] KinematicBody2D (Godot 3.4 docs) — https://x/3", "[2] CharacterBody2D (Godot 4 docs) — https://x/4",
                      "[3] KinematicBody2D -> CharacterBody2D"]
+
+
+def test_a_change_without_a_replacement_is_removal_only_when_the_evidence_says_removed():
+    """`remove $Tween.start()` is right for a removed API; a yield on a signal 4.x lacks is rewritten by hand."""
+    from agent.answer.template import change_lines
+
+    changes = [{"old": "$Tween.start()", "new": None, "change_type": "removed", "note": "line 5: start"},
+               {"old": 'yield($Tween, "tween_all_completed")', "new": None, "change_type": "syntax_change",
+                "note": "line 6: yield; Godot 4 has no signal Tween.tween_all_completed"}]
+    chunk = {"chunk_id": "c1", "source_file": "fade.gd", "judgment": {
+        "version_signal": "godot3", "migration_required": True, "suggested_changes": changes}}
+    lines = change_lines([chunk], _inp(), Citations({}))
+    assert lines == ["1. Line 5: remove `$Tween.start()` (start)",
+                     '2. Line 6: `yield($Tween, "tween_all_completed")` has no one-line replacement; rewrite it '
+                     "from the docs (yield; Godot 4 has no signal Tween.tween_all_completed)"]

@@ -132,7 +132,8 @@ def _index() -> ApiIndex:
         # Tween is a node in 3.4 and not in 4.x; AnimatedSprite is a 3.4 node that 4.x renamed
         *(ApiEntry(v, "Tween", "", "class") for v in (V3, V4)), ApiEntry(V3, "Tween", "start", "method"),
         ApiEntry(V4, "Tween", "tween_property", "method"), ApiEntry(V3, "Tween", "stop", "method"),
-        ApiEntry(V4, "Tween", "stop", "method"),
+        ApiEntry(V4, "Tween", "stop", "method"), ApiEntry(V3, "Tween", "tween_all_completed", "signal"),
+        ApiEntry(V4, "Tween", "finished", "signal"),
         ApiEntry(V3, "AnimatedSprite", "", "class"), ApiEntry(V3, "AnimatedSprite", "frames", "property"),
         ApiEntry(V4, "AnimatedSprite2D", "", "class"), ApiEntry(V4, "AnimatedSprite2D", "sprite_frames", "property"),
         # HTTPRequest.request's third parameter: a bool (validate TLS) in 3.4, the method (an enum) in 4.x
@@ -372,6 +373,19 @@ def test_a_string_connect_to_a_signal_that_moved_is_not_rewritten_in_place():
     assert judgment.suggested_code is None
     kept = 'extends Node\n\nfunc f():\n\t$Button.connect("pressed", self, "_on_p")\n'
     assert _decide(kept, "connect").suggested_changes[0].new == "$Button.pressed.connect(_on_p)"
+
+
+def test_a_yield_on_a_signal_4x_lacks_is_not_rewritten_to_an_await_on_it():
+    """`yield($Tween, "tween_all_completed")`: no 4.x Tween has that signal (nor is one a node), so
+    `await $Tween.tween_all_completed` would not run; the item says so and offers no one-line rewrite."""
+    code = 'extends Node\n\nfunc f():\n\tyield($Tween, "tween_all_completed")\n\tqueue_free()\n'
+    judgment = _decide(code, "yield")
+    assert [(c.old, c.new, c.change_type) for c in judgment.suggested_changes] == [
+        ('yield($Tween, "tween_all_completed")', None, "syntax_change")]
+    assert "Godot 4 has no signal Tween.tween_all_completed" in judgment.suggested_changes[0].note
+    assert judgment.suggested_code is None
+    kept = 'extends Node\n\nfunc f():\n\tyield(get_tree().create_timer(1.0), "timeout")\n'
+    assert _decide(kept, "yield").suggested_changes[0].new == "await get_tree().create_timer(1.0).timeout"
 
 
 def test_an_in_place_call_of_a_method_godot_4_made_static():
