@@ -112,6 +112,9 @@ def _fingerprint() -> str:
     rn = default_renames_file()
     if rn:
         h.update(hashlib.sha256(rn.read_bytes()).digest())
+    from agent.embeddings import resolve_precision  # a bf16 KB is no float32 KB: the goldens are made in float32
+
+    h.update(resolve_precision(Settings.from_env().embedding_precision).encode())
     from agent.settings import default_classref3_dir
 
     cr = default_classref3_dir()
