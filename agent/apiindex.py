@@ -220,6 +220,7 @@ class ApiIndex:
         self._classes: dict[tuple[str, str], ApiEntry] = {}
         self._names: frozenset[str] | None = None
         self._shared_nodes: dict[str, str] | None = None
+        self._guessed: set[str] = set()
         self._complete = complete_v4
         self.class_renames = dict(class_renames or {})
         """3.4 class -> its 4.x name, from the knowledge base's class-rename mappings (`AnimatedSprite` -> `AnimatedSprite2D`)."""
@@ -273,8 +274,19 @@ class ApiIndex:
                 if self.only_in_3(old) and self.is_a(V3, old, "Node") and self.has_class(V4, new) \
                         and self.is_a(V4, new, "Node"):
                     types[old] = per_version_type(old, new)
+                    self._guessed.add(types[old])
             self._shared_nodes = types
         return self._shared_nodes
+
+    def named_by_another_node(self, version: str, name_type: str, member: str, kinds: Iterable[str] | None) -> bool:
+        """Whether a node named after a renamed class (`$Light`, typed `Light|Light3D`) may be another node
+        class of `version` that has `member`: a Godot 4 `$Light` may be a PointLight2D with `shadow_color`.
+        Then the name proves nothing about `member`. False for types not read off a node's name."""
+        if name_type not in self._guessed:
+            return False
+        side = self.chain(version, type_in(version, name_type))
+        return any(e.class_name not in side and self.is_a(version, e.class_name, "Node")
+                   for e in self.definers(version, member, kinds))
 
     def has_class(self, version: str, name: str) -> bool:
         return (version, type_in(version, name)) in self._classes
@@ -355,7 +367,8 @@ def read_index(conn) -> ApiIndex:
     classes = [ClassEntry(r["version"], r["class_name"], r["inherits"], r["chunk_id"], r["source_url"]) for r in crow]
     renames = conn.execute(
         "SELECT source_api, target_api FROM godot_rag.api_mapping WHERE change_type = 'rename'"
-        " AND status <> 'rejected' AND provenance->>'kind' = 'class' AND target_api IS NOT NULL ORDER BY mapping_id").fetchall()
+        " AND status <> 'rejected' AND provenance->>'kind' = 'class' AND target_api IS NOT NULL"
+        " ORDER BY confidence = 'verified_from_docs', mapping_id").fetchall()  # the docs' word last: it wins
     return ApiIndex(entries, classes, class_renames={r["source_api"]: r["target_api"] for r in renames})
 
 

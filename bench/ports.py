@@ -9,8 +9,8 @@ The data is a folder you collect (nothing is committed): one sub-folder per proj
 Each side is judged as one project (its extends chains and scenes resolve receivers), chunk by
 chunk, by the product's retriever, evidence judge and validator, three times in the same run: with
 the project context and API index; without them (the judge's previous path: every retrieved mapping,
-no receivers, a converter-like baseline); and, stricter, without the mappings the API index derived
-(the converter's rename tables and the syntax rules alone). A Godot 3 function counts as *changed* when its code, comments and blank
+no receivers, a converter-like baseline); and, stricter, also without the mappings the API index
+derived (the rename tables, the curated syntax rows and the syntax rules). A Godot 3 function counts as *changed* when its code, comments and blank
 lines left out, differs from the Godot 4 function of the same name in the paired script. Reported:
 
 - `changed_flagged`: changed Godot 3 functions whose chunk is judged godot3 (the recall);
@@ -178,7 +178,7 @@ def main() -> int:
     print(f"changed functions flagged:          {_share(s['changed_flagged'], s['changed'])}"
           f"  (baseline {_share(s['changed_old_flagged'], s['changed'])})")
     print(f"converter-missed changed, flagged:  {_share(s['converter_missed_flagged'], s['converter_missed'])}")
-    print(f"  against the converter's tables and syntax rules alone (no index-derived mappings): baseline "
+    print(f"  against the baseline without index-derived mappings: baseline "
           f"{_share(s['changed_conv_flagged'], s['changed'])}, its misses flagged "
           f"{_share(s['conv_missed_flagged'], s['conv_missed'])}")
     print(f"unchanged Godot 3 functions flagged: {_share(s['unchanged_flagged'], s['unchanged'])}")

@@ -417,12 +417,12 @@ def derived_mappings(index, renames_file: Path | None, issues: list[Issue]) -> l
 def _through_getter(index, cls: str, cls4: str, e3):
     """A 3.4 property 4.x no longer lists, found again through its 3.4 getter (target, change type, 4.x entry).
 
-    The getter is the engine's name for the same value: `Light2D.range_height` (getter `get_height`) is
-    4.x's `Light2D.height`, whose getter that is; `KinematicCollision2D.collider` (getter `get_collider`)
-    is only a method in 4.x, so the code reads `collision.get_collider()`. An indexed accessor
-    (`get_param(param)` behind every `ParticlesMaterial` parameter) names no one value and proves
-    nothing; a getter method alone serves only a property that 4.x can still set the same way
-    (`camera.current = true` is `make_current()`, not `is_current()`).
+    The getter is the engine's name for the same value: `TouchScreenButton.pressed` (getter
+    `get_texture_pressed`) is 4.x's `texture_pressed`, whose getter that is; the read-only
+    `KinematicCollision2D.collider` (getter `get_collider`) is only a method in 4.x, so the code reads
+    `collision.get_collider()`. An indexed accessor (`get_param(param)` behind every `ParticlesMaterial`
+    parameter) names no one value and proves nothing; a getter method alone serves only a property
+    nobody sets (`camera.current = true` is `make_current()`, not `is_current()`).
     """
     from agent.apiindex import V3, V4
 
@@ -438,8 +438,8 @@ def _through_getter(index, cls: str, cls4: str, e3):
                 return f"{e4.class_name}.{e4.member}", "rename", e4
             continue
         plain = next((e for e in found if not e.accessor_of), None)
-        settable = all(index.lookup(V4, cls4, s.member, ("method",)) for s in accessors if s.arg_count > 0)
-        if plain and not props and settable:
+        read_only = not any(s.arg_count > 0 for s in accessors)
+        if plain and not props and read_only:
             return f"{plain.class_name}.{getter}()", "signature_change", plain
     return None
 

@@ -237,6 +237,8 @@ class EvidenceJudge:
             named = _member_rename(f, target, inp)
             return old, old.replace(f.text, f.text[0] + named + f.text[-1], 1) if named else target
         new_member = (target or "").rsplit(".", 1)[-1]
+        if new_member.endswith("()") and new_member[:-2].isidentifier():  # a read-only property's getter
+            return old, rename_in(old, member, new_member) or target  # `col.collider.name` -> `col.get_collider().name`
         if not target or not new_member.isidentifier():
             return old, target
         return old, rename_in(old, member, new_member) or target
@@ -274,7 +276,12 @@ class EvidenceJudge:
             signal_ids = [a.mapping.record_id for a in inp.facts.godot3_api if new != before and a.mapping is not None
                           and a.name in signals and re.search(rf"\b{re.escape(a.name)}\b", old)][:1]
         moved, moved_note = _moved_signal(f.signal_gone, ev) if f.signal_gone else (None, "")
-        if f.signal_gone:  # `get_tree().connect("network_peer_connected", ...)`: no such signal on 4.x's SceneTree
+        if f.signal_gone and rule.name == "yield":  # `await get_tree().idle_frame` names a signal 4.x lacks
+            renamed, renamed_id = _renamed_in_place(f.signal_gone, ev)
+            gone = re.escape(f.signal_gone.rsplit(".", 1)[-1])
+            new = re.sub(rf"\.\s*{gone}\s*$", f".{renamed}", new) if renamed and new else None
+            moved_note = f"{f.signal_gone} is {renamed} in Godot 4 [{renamed_id}]" if renamed else moved_note
+        elif f.signal_gone:  # `get_tree().connect("network_peer_connected", ...)`: no such signal on 4.x's SceneTree
             new = moved
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
         # the curated/converter row documents a syntax change; a row derived from the API index only says
@@ -330,6 +337,19 @@ def _moved_signal(gone: str, ev) -> tuple[str | None, str]:
             moved = f"{classes[0]}.{md['target_api']}"
             return moved, f"Godot 4 has no signal {gone}: it is {moved} [{hit.record_id}]"
     return None, f"Godot 4 has no signal {gone}"
+
+
+def _renamed_in_place(gone: str, ev) -> tuple[str | None, str]:
+    """`SceneTree.idle_frame` -> ("process_frame", its row id), when a retrieved row renames the signal on its class."""
+    owner = gone.rsplit(".", 1)[0]
+    for hit in ev.api_mapping_evidence:
+        md = hit.metadata
+        target_owner, _, target = str(md.get("target_api") or "").rpartition(".")
+        if md.get("source_api") == gone and (md.get("provenance") or {}).get("kind") == "signal" \
+                and md.get("status") != "rejected" \
+                and target.isidentifier() and target_owner in (owner, ""):
+            return target, hit.record_id
+    return None, ""
 
 
 def _member_rename(f: Finding, target: str | None, inp: JudgeInput) -> str | None:

@@ -397,6 +397,8 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
                     continue
                 if not own_use and api.defined_below(V4, receiver, member, _ROLE_KINDS.get(role)):
                     continue  # `get_viewport().get_size()`: the Viewport is a Window at run time, which has it
+                if api.named_by_another_node(V4, receiver, member, _ROLE_KINDS.get(role)):
+                    continue  # `$Light.shadow_color`: a Godot 4 node named Light may be a PointLight2D
                 # the script's own names: only a project that shows the whole script rules out its own function
                 known = project.declared.get(chunk_file) if project and chunk_file else None
                 weak = own_use and known is None
@@ -527,10 +529,14 @@ def _signal_gone(facts: CodeFacts, finding: Finding, evidence: EvidenceBundle,
         return None
     masked = facts.lexed.masked
     name = next((content for _, content, quote in facts.lexed.strings if finding.start <= quote < finding.start + 80), "")
-    if finding.rule is not None and finding.rule.name == "yield":
+    waits = finding.rule is not None and finding.rule.name == "yield"
+    if waits:  # `yield(obj, "sig")`: the object is the first argument, the signal the string after its comma
         m = re.compile(r"yield\s*\(").match(masked, finding.start)
         commas = top_level_commas(masked, m.end() - 1) if m else []
-        receiver = receiver_type(facts.lexed.text, masked, commas[0], facts.scope) if len(commas) == 1 else None
+        if len(commas) != 1:
+            return None
+        name = next((content for prefix, content, quote in facts.lexed.strings if quote > commas[0] and not prefix), "")
+        receiver = receiver_type(facts.lexed.text, masked, commas[0], facts.scope)
     else:
         b = finding.start - 1
         while b >= 0 and masked[b] in " \t":
@@ -546,8 +552,8 @@ def _signal_gone(facts: CodeFacts, finding: Finding, evidence: EvidenceBundle,
         return None  # a class 4.x renamed without saying to what: nothing to compare with
     if api.lookup(V4, receiver, name, ("signal",)) or api.defined_below(V4, receiver, name, ("signal",)):
         return None
-    for hit in evidence.api_mapping_evidence:  # renamed on the same class (`hide` -> `hidden`): rewritten in place
-        md = hit.metadata
+    for hit in evidence.api_mapping_evidence if not waits else ():  # renamed on the same class (`hide` ->
+        md = hit.metadata                                           # `hidden`): the connect is rewritten in place
         new = str(md.get("target_api") or "").rsplit(".", 1)[-1]
         if md.get("source_api") == name and _roles_of(md) == ("signal",) and new.isidentifier() \
                 and api.lookup(V4, receiver, new, ("signal",)):
@@ -706,7 +712,10 @@ def _resolved_member_uses(facts: CodeFacts, project: ProjectContext | None) -> l
             continue  # `other.save()` may be the script's own `func save()`; `ResourceSaver.save()` is not
         if receiver is None or not (api.has_class(V3, receiver) and api.has_class(V4, receiver)):
             continue
-        out.append((m, receiver, member, role_at(masked, m.end())))
+        role = role_at(masked, m.end())
+        if any(api.named_by_another_node(v, receiver, member, _ROLE_KINDS.get(role)) for v in (V3, V4)):
+            continue  # a Godot 3 `$Camera` may be a Camera2D with `position`: the name proves nothing
+        out.append((m, receiver, member, role))
     return out
 
 

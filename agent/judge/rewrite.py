@@ -62,9 +62,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     code = _sub_in_code(code, re.compile(r"^(\s*)export(\s*\(([^)\n]*)\))?\s+var\s+([A-Za-z_]\w*)", re.M), _export)
     code = _sub_in_code(code, re.compile(r"^(\s*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
     code = _sub_in_code(code, re.compile(r"^(\s*)tool\s*$", re.M), lambda m, o: f"{m.group(1)}@tool")
-    # yield(obj, "signal") -> await obj.signal ; the signal name sits in the (masked) string
-    code = _sub_in_code(code, re.compile(r"\byield\s*\(\s*([^,\n]+?)\s*,\s*([\"'])(\w+)\2\s*\)"),
-                        lambda m, o: f"await {m.group(1)}.{m.group(3)}", keep_strings=True)
+    code = _rewrite_calls(code, _YIELD, _await)
     code = _rewrite_move_and_slide(code)
     code = _sub_in_code(code, _STRING_CONNECT, _connect, keep_strings=True)
     # class_name X, "res://icon.svg" -> @icon("res://icon.svg") on the line above class_name X
@@ -218,6 +216,17 @@ def _rewrite_calls(code: str, name: re.Pattern[str], build) -> str:
         last = close
     out.append(code[last:])
     return "".join(out)
+
+
+_YIELD = re.compile(r"(?<![\w.])yield\s*\(")
+_SIGNAL_NAME = re.compile(r"([\"'])(\w+)\1")
+
+
+def _await(m: re.Match[str], args: list[str], call: str) -> str | None:
+    """`yield(obj, "signal")` -> `await obj.signal`, whatever commas `obj` holds (`create_timer(1.0, false)`)."""
+    if len(args) != 2 or not args[0] or not (name := _SIGNAL_NAME.fullmatch(args[1])):
+        return None
+    return f"await {args[0]}.{name.group(2)}"
 
 
 _MAS_PROPS = ("up_direction", "floor_stop_on_slope", "max_slides", "floor_max_angle")

@@ -153,22 +153,28 @@ def test_surface_tool_adders_of_3_4_are_the_setters_of_4x():
 
 
 def test_a_property_4x_dropped_is_found_again_through_its_getter():
-    """`collision.collider` is `collision.get_collider()` in 4.x, `range_height` is `height`; no guess otherwise."""
+    """`collision.collider` is `collision.get_collider()` in 4.x, `TouchScreenButton.pressed` is `texture_pressed`;
+    no guess for a property code also sets, nor through an indexed accessor."""
     from agent.apiindex import V3, V4, ApiEntry, ApiIndex, ClassEntry
     from agent.ingest.mappings import derived_mappings
 
     def acc(v, cls, name, prop, args=0):
         return ApiEntry(v, cls, name, "method", arg_count=args, accessor_of=prop)
 
+    names = ("KinematicCollision2D", "TouchScreenButton", "Light2D", "Camera2D", "Light", "DirectionalLight")
     entries = [
-        *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in ("KinematicCollision2D", "Light2D", "Camera2D",
-                                                                  "Light", "DirectionalLight")),
+        *(ApiEntry(v, c, "", "class") for v in (V3, V4) for c in names),
         ApiEntry(V3, "KinematicCollision2D", "collider", "property"), acc(V3, "KinematicCollision2D", "get_collider", "collider"),
         ApiEntry(V4, "KinematicCollision2D", "get_collider", "method"),
+        ApiEntry(V3, "TouchScreenButton", "pressed", "property"),
+        acc(V3, "TouchScreenButton", "get_texture_pressed", "pressed"),
+        acc(V3, "TouchScreenButton", "set_texture_pressed", "pressed", 1),
+        ApiEntry(V4, "TouchScreenButton", "texture_pressed", "property"),
+        acc(V4, "TouchScreenButton", "get_texture_pressed", "texture_pressed"),
+        # set in 3.4 (`light.range_height = 10.0`): 4.x's plain getter would not serve the write
         ApiEntry(V3, "Light2D", "range_height", "property"), acc(V3, "Light2D", "get_height", "range_height"),
-        acc(V3, "Light2D", "set_height", "range_height", 1),
-        ApiEntry(V4, "Light2D", "height", "property"), acc(V4, "Light2D", "get_height", "height"),
-        # settable in 3.4 (`camera.current = true`), only readable through the getter in 4.x: no target
+        acc(V3, "Light2D", "set_height", "range_height", 1), ApiEntry(V4, "Light2D", "get_height", "method"),
+        ApiEntry(V4, "Light2D", "set_height", "method", arg_count=1),
         ApiEntry(V3, "Camera2D", "current", "property"), acc(V3, "Camera2D", "is_current", "current"),
         acc(V3, "Camera2D", "_set_current", "current", 1), ApiEntry(V4, "Camera2D", "is_current", "method"),
         # an indexed accessor up the 4.x chain names no one value
@@ -176,12 +182,14 @@ def test_a_property_4x_dropped_is_found_again_through_its_getter():
         ApiEntry(V4, "DirectionalLight", "fade_start", "property"), acc(V4, "DirectionalLight", "get_param", "fade_start"),
         ApiEntry(V4, "Light", "get_param", "method", arg_count=1),
     ]
-    classes = [*(ClassEntry(v, c, "Object") for v in (V3, V4) for c in ("KinematicCollision2D", "Light2D", "Camera2D", "Light")),
+    classes = [*(ClassEntry(v, c, "Object") for v in (V3, V4) for c in names if c != "DirectionalLight"),
                *(ClassEntry(v, "DirectionalLight", "Light") for v in (V3, V4))]
     by = {d.source_api: d for d in derived_mappings(ApiIndex(entries, classes), None, [])}
-    got = {k: (by[k].target_api, by[k].change_type) for k in
-           ("KinematicCollision2D.collider", "Light2D.range_height", "Camera2D.current", "DirectionalLight.shadow_split")}
+    got = {k: (by[k].target_api, by[k].change_type) for k in ("KinematicCollision2D.collider", "TouchScreenButton.pressed",
+                                                            "Light2D.range_height", "Camera2D.current",
+                                                            "DirectionalLight.shadow_split")}
     assert got == {"KinematicCollision2D.collider": ("KinematicCollision2D.get_collider()", "signature_change"),
-                   "Light2D.range_height": ("Light2D.height", "rename"),
+                   "TouchScreenButton.pressed": ("TouchScreenButton.texture_pressed", "rename"),
+                   "Light2D.range_height": (None, "removed"),
                    "Camera2D.current": (None, "removed"),
                    "DirectionalLight.shadow_split": (None, "removed")}

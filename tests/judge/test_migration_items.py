@@ -141,6 +141,7 @@ def test_self_check_drops_a_bad_suggestion_instead_of_the_verdict():
     ("velocity = move_and_slide(velocity, Vector2.UP)", "up_direction = Vector2.UP; move_and_slide()"),
     ("motion = move_and_slide(motion)", "velocity = motion; move_and_slide(); motion = velocity"),
     ('yield(get_tree().create_timer(1.0), "timeout")', "await get_tree().create_timer(1.0).timeout"),
+    ('yield(get_tree().create_timer(1.0, false), "timeout")', "await get_tree().create_timer(1.0, false).timeout"),
     ('$Button.connect("pressed", self, "_on_pressed")', "$Button.pressed.connect(_on_pressed)"),
     ('thread.start(self, "_worker")', "thread.start(_worker)"),
     ('thread.start(self, "_load", [path, 2])', "thread.start(_load.bind([path, 2]))"),

@@ -56,7 +56,11 @@ def _index() -> ApiIndex:
         # members named by strings: `call_deferred("change_scene", p)`, `connect("network_peer_connected", ...)`
         ApiEntry(V3, "SceneTree", "change_scene", "method"), ApiEntry(V4, "SceneTree", "change_scene_to_file", "method"),
         ApiEntry(V3, "Control", "update", "method"), ApiEntry(V4, "Control", "queue_redraw", "method"),
-        ApiEntry(V3, "SceneTree", "network_peer_connected", "signal"),
+        *(ApiEntry(v, "KinematicCollision2D", "", "class") for v in (V3, V4)),
+        ApiEntry(V3, "KinematicCollision2D", "collider", "property"),
+        ApiEntry(V4, "KinematicCollision2D", "get_collider", "method"),
+        ApiEntry(V3, "SceneTree", "network_peer_connected", "signal"), ApiEntry(V3, "SceneTree", "idle_frame", "signal"),
+        ApiEntry(V4, "SceneTree", "process_frame", "signal"),
         # Image.create fills the image in 3.4; in 4.x it is static and returns a new one
         ApiEntry(V3, "Image", "", "class"), ApiEntry(V4, "Image", "", "class"),
         ApiEntry(V3, "Image", "create", "method", arg_count=4,
@@ -132,6 +136,12 @@ def _index() -> ApiIndex:
         # Tween is a node in 3.4 and not in 4.x; AnimatedSprite is a 3.4 node that 4.x renamed
         *(ApiEntry(v, "Tween", "", "class") for v in (V3, V4)), ApiEntry(V3, "Tween", "start", "method"),
         ApiEntry(V4, "Tween", "tween_property", "method"), ApiEntry(V3, "Tween", "stop", "method"),
+        # renamed 3D nodes whose names a 2D node may carry: `$Light` may be a PointLight2D, `$Camera` a Camera2D
+        ApiEntry(V3, "Light", "", "class"), ApiEntry(V3, "Light", "shadow_color", "property"),
+        ApiEntry(V4, "Light3D", "", "class"), ApiEntry(V4, "Light2D", "", "class"),
+        ApiEntry(V4, "Light2D", "shadow_color", "property"),
+        ApiEntry(V3, "Camera", "", "class"), ApiEntry(V4, "Camera3D", "", "class"),
+        ApiEntry(V4, "Camera3D", "position", "property"), ApiEntry(V3, "Node2D", "position", "property"),
         ApiEntry(V4, "Tween", "stop", "method"), ApiEntry(V3, "Tween", "tween_all_completed", "signal"),
         ApiEntry(V4, "Tween", "finished", "signal"),
         ApiEntry(V3, "AnimatedSprite", "", "class"), ApiEntry(V3, "AnimatedSprite", "frames", "property"),
@@ -144,7 +154,9 @@ def _index() -> ApiIndex:
                  signature='Error request(url: String, custom_headers: PackedStringArray = '
                            'PackedStringArray(), method: Method = 0, request_data: String = "")'),
     ]
-    classes += [ClassEntry(V3, "Tween", "Node"), ClassEntry(V4, "Tween", "Object"),
+    classes += [*(ClassEntry(v, "KinematicCollision2D", "Object") for v in (V3, V4)), ClassEntry(V3, "Light", "Node"), ClassEntry(V4, "Light3D", "Node"), ClassEntry(V4, "Light2D", "Node2D"),
+                ClassEntry(V3, "Camera", "Node"), ClassEntry(V4, "Camera3D", "Node"),
+                ClassEntry(V3, "Tween", "Node"), ClassEntry(V4, "Tween", "Object"),
                 ClassEntry(V3, "AnimatedSprite", "Node2D"), ClassEntry(V4, "AnimatedSprite2D", "Node2D"),
                 ClassEntry(V3, "WebSocketClient", "Object"), ClassEntry(V3, "Panel", "Object"),
                 ClassEntry(V4, "Panel", "Object"), ClassEntry(V4, "Mesher", "Object"),
@@ -156,7 +168,8 @@ def _index() -> ApiIndex:
                 *(ClassEntry(v, c, "Object") for v in (V3, V4) for c in ("ResourceSaver", "Resource", "TreeItem")),
                 *(ClassEntry(v, c, "") for v in (V3, V4) for c in ("NodePath", "Vector2")),
                 ClassEntry(V4, "StringName", "")]
-    return ApiIndex(entries, classes, complete_v4=True, class_renames={"AnimatedSprite": "AnimatedSprite2D"})
+    return ApiIndex(entries, classes, complete_v4=True,
+                    class_renames={"AnimatedSprite": "AnimatedSprite2D", "Light": "Light3D", "Camera": "Camera3D"})
 
 
 def _derived(source: str, kind: str, target: str | None = None) -> RetrievalHit:
@@ -177,6 +190,7 @@ _HITS = [_derived("JSONParseResult.result", "property"),
          _derived("Control.update", "method", "Control.queue_redraw"),
          _derived("Array.remove", "method", "Array.remove_at"), _derived("Tween.start", "method"),
          _derived("AnimatedSprite.frames", "property", "AnimatedSprite2D.sprite_frames"),
+         _derived("Light.shadow_color", "property"),
          _derived("Node.filename", "property", "Node.scene_file_path"),
          RetrievalHit(table="api_mapping", record_id="converter:empty", title="empty", content="", score=1.0,
                       metadata={"source_api": "empty", "target_api": "is_empty", "change_type": "rename",
@@ -265,6 +279,15 @@ def test_a_node_named_after_a_renamed_class_is_that_class_in_each_version():
     facts = _facts("extends Node\n\nfunc go():\n\t$AnimatedSprite.sprite_frames = null\n", "sprite_frames")[2]
     assert not facts.godot3 and [f.name for f in facts.godot4] == ["AnimatedSprite2D.sprite_frames"]
     assert "AnimatedSprite" not in ApiIndex([], [], complete_v4=True).node_name_types()  # no rename known: untyped
+
+
+def test_a_node_name_another_node_class_may_carry_proves_nothing_about_members_both_have():
+    """A Godot 4 `$Light` may be a PointLight2D (which has `shadow_color`), a Godot 3 `$Camera` a Camera2D
+    (which has `position`): neither is a Godot 3 use nor a Godot 4 cue."""
+    facts = _facts("extends Node\n\nfunc go():\n\t$Light.shadow_color = Color(0, 0, 0)\n", "shadow_color")[2]
+    assert not [f for f in facts.godot3 if not f.weak]
+    facts = _facts("extends Node\n\nfunc go():\n\t$Camera.position = Vector2(1, 2)\n", "position")[2]
+    assert not facts.godot4
 
 
 def test_a_theme_item_is_no_property_of_that_name():
@@ -386,6 +409,38 @@ def test_a_yield_on_a_signal_4x_lacks_is_not_rewritten_to_an_await_on_it():
     assert judgment.suggested_code is None
     kept = 'extends Node\n\nfunc f():\n\tyield(get_tree().create_timer(1.0), "timeout")\n'
     assert _decide(kept, "yield").suggested_changes[0].new == "await get_tree().create_timer(1.0).timeout"
+    by_path = 'extends Node\n\nfunc f():\n\tyield(get_node("Tween"), "tween_all_completed")\n'  # the signal, not "Tween"
+    assert [c.new for c in _decide(by_path, "yield").suggested_changes] == [None]
+
+
+def test_a_read_only_property_4x_reads_through_its_getter_is_rewritten_at_the_use():
+    """`c.collider.name` -> `c.get_collider().name`, not the class-qualified `KinematicCollision2D.get_collider()`."""
+    code = 'extends Node\n\nfunc f(c: KinematicCollision2D):\n\tprint(c.collider.name)\n'
+    chunk, project, facts, bundle = _facts(code, "collider")
+    row = _derived("KinematicCollision2D.collider", "property", "KinematicCollision2D.get_collider()")
+    row.metadata["change_type"] = "signature_change"
+    bundle = bundle.model_copy(update={"api_mapping_evidence": [*bundle.api_mapping_evidence, row]})
+    facts = code_facts(chunk, bundle, project)
+    inp = JudgeInput(prompt="is this Godot 4?", trace=split_trace(chunk, "p"), chunk=chunk, evidence=bundle,
+                     project=project)
+    inp.facts = facts
+    changes = EvidenceJudge().decide(inp).suggested_changes
+    assert [(c.old, c.new) for c in changes] == [("c.collider.name", "c.get_collider().name")]
+
+
+def test_a_yield_on_a_signal_renamed_on_its_class_awaits_the_new_name():
+    """`yield(get_tree(), "idle_frame")` is `await get_tree().process_frame`: SceneTree renamed the signal."""
+    code = 'extends Node\n\nfunc f():\n\tyield(get_tree(), "idle_frame")\n'
+    chunk, project, facts, bundle = _facts(code, "yield")
+    row = _derived("SceneTree.idle_frame", "signal", "SceneTree.process_frame")
+    bundle = bundle.model_copy(update={"api_mapping_evidence": [*bundle.api_mapping_evidence, row]})
+    facts = code_facts(chunk, bundle, project)
+    inp = JudgeInput(prompt="is this Godot 4?", trace=split_trace(chunk, "p"), chunk=chunk, evidence=bundle,
+                     project=project)
+    inp.facts = facts
+    [change] = EvidenceJudge().decide(inp).suggested_changes
+    assert (change.old, change.new) == ('yield(get_tree(), "idle_frame")', "await get_tree().process_frame")
+    assert "SceneTree.idle_frame is process_frame in Godot 4" in change.note
 
 
 def test_an_in_place_call_of_a_method_godot_4_made_static():
