@@ -39,6 +39,7 @@ from bench.detect import (PROMPT, _NoEmbedder, load_kb_without_embeddings, retri
                           script_chunks, versioned_index)
 from agent.judge.base import JudgeInput  # noqa: E402
 from agent.judge.evidence import EvidenceJudge  # noqa: E402
+from agent.judge.facts import without_derived  # noqa: E402
 from agent.judge.lexer import lex  # noqa: E402
 from agent.judge.project import build_project_context  # noqa: E402
 from agent.judge.validate import judge_and_validate  # noqa: E402
@@ -69,9 +70,7 @@ async def _judge_side(files: dict[str, str], retriever, api, no_vectors: bool) -
         bundles = retrieve_all(retriever, queries, no_vectors=no_vectors)
         for c, b in zip(chunks, bundles):
             row = {"path": path, "name": c.name, "kind": c.chunk_kind, "code": c.code_text}
-            converter_only = b.model_copy(update={"api_mapping_evidence": [
-                h for h in b.api_mapping_evidence if (h.metadata.get("provenance") or {}).get("source") != "api_index"]})
-            for mode, ctx, ev in (("new", project, b), ("old", None, b), ("conv", None, converter_only)):
+            for mode, ctx, ev in (("new", project, b), ("old", None, b), ("conv", None, without_derived(b))):
                 inp = JudgeInput(prompt=PROMPT, trace=split_trace(c, "bench"), chunk=c, evidence=ev, project=ctx)
                 res = await judge_and_validate(judge, inp, fallback=judge)
                 row[mode] = res.judgment.version_signal

@@ -13,7 +13,8 @@ import re
 from agent.apiindex import V3, V4
 from agent.judge.base import JudgeInput, JudgeOutcome
 from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping, mapping_for
-from agent.judge.facts import AST_KINDS, CodeFacts, Finding, is_gdscript, looks_like_noise, signal_renames
+from agent.judge.facts import (AST_KINDS, CodeFacts, Finding, derived_from_index, is_gdscript, looks_like_noise,
+                               signal_renames, without_derived)
 from agent.judge.lexer import lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
@@ -123,7 +124,7 @@ class EvidenceJudge:
                 continue  # the `connect` item says where the signal moved, or its new name
             if f.named_at >= 0:
                 placed[f.named_at] = _member_rename(f, target, inp) or ""
-            elif (md.get("provenance") or {}).get("source") == "api_index":  # `items.remove(0)` on an Array
+            elif derived_from_index(md):  # `items.remove(0)` on an Array
                 renamed = md.get("change_type") == "rename" and not f.weak
                 member = _member_rename(f, target, inp) if renamed else None
                 owner = re.escape(f.name.rpartition(".")[0])
@@ -237,9 +238,8 @@ class EvidenceJudge:
             named = _member_rename(f, target, inp)
             return old, old.replace(f.text, f.text[0] + named + f.text[-1], 1) if named else target
         new_member = (target or "").rsplit(".", 1)[-1]
-        if new_member.endswith("()") and new_member[:-2].isidentifier():  # a read-only property's getter
-            return old, rename_in(old, member, new_member) or target  # `col.collider.name` -> `col.get_collider().name`
-        if not target or not new_member.isidentifier():
+        # a read-only property's getter renames too: `col.collider.name` -> `col.get_collider().name`
+        if not target or not new_member.removesuffix("()").isidentifier():
             return old, target
         return old, rename_in(old, member, new_member) or target
 
@@ -286,9 +286,7 @@ class EvidenceJudge:
         cues = tuple(c for c in (*rule.cues, rule.old.split("(")[0].strip()) if len(c) > 2)
         # the curated/converter row documents a syntax change; a row derived from the API index only says
         # what 3.4 defined, so it never stands in for the change itself
-        curated = ev.model_copy(update={"api_mapping_evidence": [
-            h for h in ev.api_mapping_evidence if (h.metadata.get("provenance") or {}).get("source") != "api_index"]})
-        mapping = mapping_for(finding_keys(f), curated)
+        mapping = mapping_for(finding_keys(f), without_derived(ev))
         labels: list = []
         if mapping is not None:
             doc_id, url = docs_url_for(mapping, ev)

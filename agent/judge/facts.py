@@ -167,6 +167,17 @@ _GLOBAL_SCOPES = ("@GlobalScope", "@GDScript")
 MAX_USES_PER_RULE = 12
 
 
+def derived_from_index(md: dict) -> bool:
+    """A row the API index derived (what only 3.4 documents): it says a name is gone, not what a change is."""
+    return (md.get("provenance") or {}).get("source") == "api_index"
+
+
+def without_derived(evidence: EvidenceBundle) -> EvidenceBundle:
+    """The bundle with only the curated and converter mappings (the rows that document a change)."""
+    return evidence.model_copy(update={"api_mapping_evidence": [
+        h for h in evidence.api_mapping_evidence if not derived_from_index(h.metadata)]})
+
+
 def _roles_of(md: dict) -> tuple[str, ...] | None:
     """Roles a mapping applies in (its table's kind); None means any (syntax rows, project settings)."""
     return _KIND_ROLES.get(str((md.get("provenance") or {}).get("kind") or ""))
@@ -271,7 +282,7 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             continue
         if md.get("documented_in_godot4") and "." in source:
             continue  # still a valid Godot 4 name (Viewport, Texture): not a signal on its own
-        if (md.get("provenance") or {}).get("source") == "api_index":
+        if derived_from_index(md):
             continue  # derived rows are judged with their receiver (see _derived_findings)
         roles = _roles_of(md)
         if "." in source:
@@ -344,8 +355,7 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
     taken: set[int] = set()  # a use is one item, whichever row (Array.empty, Dictionary.empty) claims it
     for hit in evidence.api_mapping_evidence:
         md = hit.metadata
-        prov = md.get("provenance") or {}
-        if prov.get("source") != "api_index" or md.get("status") == "rejected" or md.get("documented_in_godot4"):
+        if not derived_from_index(md) or md.get("status") == "rejected" or md.get("documented_in_godot4"):
             continue
         source = str(md.get("source_api") or "")
         if "." not in source:
@@ -528,16 +538,16 @@ def _signal_gone(facts: CodeFacts, finding: Finding, evidence: EvidenceBundle,
     if api is None or facts.scope is None or not api.complete_v4:
         return None
     masked = facts.lexed.masked
-    name = next((content for _, content, quote in facts.lexed.strings if finding.start <= quote < finding.start + 80), "")
     waits = finding.rule is not None and finding.rule.name == "yield"
     if waits:  # `yield(obj, "sig")`: the object is the first argument, the signal the string after its comma
-        m = re.compile(r"yield\s*\(").match(masked, finding.start)
+        m = finding.rule.pattern.match(masked, finding.start)
         commas = top_level_commas(masked, m.end() - 1) if m else []
         if len(commas) != 1:
             return None
         name = next((content for prefix, content, quote in facts.lexed.strings if quote > commas[0] and not prefix), "")
         receiver = receiver_type(facts.lexed.text, masked, commas[0], facts.scope)
     else:
+        name = next((content for _, content, quote in facts.lexed.strings if finding.start <= quote < finding.start + 80), "")
         b = finding.start - 1
         while b >= 0 and masked[b] in " \t":
             b -= 1
