@@ -207,3 +207,7 @@ class Judgment(_Model):
     evidence_ids: list[str] = Field(default_factory=list)
     suggested_changes: list[SuggestedChange] = Field(default_factory=list)
     suggested_code: str | None = None
+    strength: Literal["decisive", "strong", "weak"] | None = None
+    """How much the signal weighs in its file's verdict (`agent.judge.strength`), set once the judgment is
+    validated: `decisive` where the other version cannot even load the code (GDScript 1 or 2 grammar, the
+    `extends` class), `strong` for an API use on a resolved receiver, `weak` for a hint; None when neutral."""

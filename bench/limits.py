@@ -11,7 +11,11 @@ snippet through the same steps, in the same run. Cases, at the CLI's default lim
 - most chunks: exactly the chunk cap, in three-line functions (the smallest pieces the parser does
   not fold: runs of 16+ one-line pieces fold into chunks of up to 64 lines);
 - over cap: one function more, to show how long the refusal takes;
-- the issue's paste: 50,001 one-line functions, which fold into about 1,600 chunks and are accepted.
+- the issue's paste: 50,001 one-line functions, which fold into about 1,600 chunks and are accepted;
+- a 10,000-chunk project: 400 scripts of 24 functions each, the size of a real mid-size app.
+
+`--whole` also analyses the 10,000-chunk project end to end with `godot-rag analyze` in a child process
+(the embedded database and its knowledge base) and prints its wall time and peak memory.
 
 With `--analyze N` (default 200) it also judges the first N chunks of the most-chunks case through
 the real service (evidence judge; the test KB template when it exists, else an empty KB) and
@@ -34,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CASES = ("baseline", "largest_file", "most_files", "most_listed", "most_chunks", "over_cap", "issue_paste")
+CASES = ("baseline", "largest_file", "most_files", "most_listed", "most_chunks", "over_cap", "issue_paste",
+         "project_10k")
 
 
 def _unfolded_funcs(n: int) -> str:
@@ -72,11 +77,18 @@ def build(case: str, root: Path) -> str:
         (root / "many.gd").write_text(_unfolded_funcs(s.chunk_limit))
     elif case == "over_cap":
         (root / "many.gd").write_text(_unfolded_funcs(s.chunk_limit + 1))
+    elif case == "project_10k":
+        for i in range(400):  # 400 scripts x (extends + 24 functions) = 10,000 chunks
+            funcs = 24
+            (root / f"s{i:03d}.gd").write_text("extends Node2D\n\n" + "".join(
+                f"func f{j}(delta: float) -> void:\n\tposition.x += delta * {j}\n\tif position.x > {i}:\n"
+                f"\t\tqueue_redraw()\n\n" for j in range(funcs)))
+        (root / "project.godot").write_text("config_version=5\n")
     elif case == "issue_paste":
         (root / "paste.gd").write_text("extends Node\n" + "".join(f"func f{i}():\n\tpass\n" for i in range(50_000)))
     else:
         raise SystemExit(f"unknown case {case!r}")
-    return str(root if case in ("most_files", "most_listed") else next(root.iterdir()))
+    return str(root if case in ("most_files", "most_listed", "project_10k") else next(root.iterdir()))
 
 
 def child(case: str, target: str) -> None:
@@ -163,11 +175,34 @@ def analyze_sample(n: int) -> float:
     return rate
 
 
+def whole(target: str) -> None:
+    """The 10,000-chunk project through `godot-rag analyze` as a user runs it: wall time and peak RSS."""
+    import os
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", "from agent.cli import main; raise SystemExit(main())", "analyze",
+                             target, "--format", "json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={k: v for k, v in os.environ.items() if k != "GODOT_RAG_MAX_CHUNKS"})
+    out, err = proc.communicate()
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    try:
+        report = json.loads(out)
+        what = f"{report.get('status')}, {len(report.get('chunks') or [])} chunks, verdict " \
+               f"{(report.get('verdict') or {}).get('label')}"
+    except ValueError:
+        what = "no report: " + err[-300:]
+    estimate = next((line for line in err.splitlines() if "chunks to judge" in line), "")
+    print(f"\nwhole 10,000-chunk project: {what}; {seconds:.0f} s wall ({seconds / 60:.1f} min), "
+          f"peak RSS {peak:.0f} MB (largest child process)\n  told at intake: {estimate}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--child", nargs=2, metavar=("CASE", "TARGET"), help=argparse.SUPPRESS)
     ap.add_argument("--only", nargs="*", choices=CASES, default=None, help="run only these cases (baseline always)")
     ap.add_argument("--analyze", type=int, default=200, help="chunks judged for the throughput sample (0: skip)")
+    ap.add_argument("--whole", action="store_true", help="analyse the 10,000-chunk project end to end (minutes)")
     args = ap.parse_args()
     if args.child:
         child(*args.child)
@@ -192,6 +227,9 @@ def main() -> None:
               f"{r['peak_mb']:>8.0f} {r['peak_mb'] - base['peak_mb']:>+8.0f}")
         if not r["accepted"]:
             print(f"{'':<14} refused: {r['refusal']}")
+    if args.whole:
+        with tempfile.TemporaryDirectory(prefix="godot-rag-limits-") as tmp:
+            whole(build("project_10k", Path(tmp) / "project_10k"))
     if args.analyze > 0:
         rate = analyze_sample(args.analyze)
         for door, cap in DEFAULT_MAX_CHUNKS.items():

@@ -182,15 +182,11 @@ def excluded_markdown(report: Mapping[str, Any], limit: int = 40) -> str:
 
 
 def direct_answer_markdown(report: Mapping[str, Any]) -> str:
-    """For a single snippet: the short answer, and the suggested Godot 4 code when a migration applies."""
+    """For a single snippet: the short answer. Code is never shown here: the answer message above shows the
+    suggested Godot 4 code once the answer check has passed it, and a rejected one is never shown at all."""
     answer = report.get("direct_answer") or {}
     text = answer.get("text") or answer.get("answer")
-    if not text:
-        return ""
-    out = [str(text)]
-    if answer.get("suggested_code"):
-        out += ["", "Suggested Godot 4 code:", _fence(str(answer["suggested_code"]))]
-    return "\n".join(out)
+    return str(text) if text else ""
 
 
 NOT_GODOT = (

@@ -229,7 +229,8 @@ def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citat
             items.append((str(chunk.get("source_file")), line, c))
     items.sort(key=lambda t: (t[0], t[1]))
     out = []
-    for k, (_, line, c) in enumerate(items, 1):
+    for k, (path, line, c) in enumerate(items, 1):
+        where = "" if path.startswith("pasted://") else f"`{path}` "  # a project's items name their file
         old = " ".join(str(c.get("old") or "").split())
         if c.get("new"):
             text = phrase("change", inp.language, line=line, old=old, new=" ".join(str(c["new"]).split()))
@@ -237,7 +238,7 @@ def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citat
             note = str(c.get("note") or "").split(":", 1)[-1].strip()
             key = "change_removed" if c.get("change_type") == "removed" else "change_by_hand"
             text = phrase(key, inp.language, line=line, old=old, note=f" ({note})" if note else "")
-        out.append(f"{k}. {text}{cites.cite(c.get('evidence_id'))}")
+        out.append(f"{k}. {where}{text}{cites.cite(c.get('evidence_id'))}")
     return out
 
 

@@ -318,6 +318,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     """`godot-rag analyze TARGET`."""
     from agent.graph.service import check_run_id, new_run_id
     from agent.intake import intake_target
+    from agent.limits import expected_time
     from agent.runs import RunExistsError
 
     settings = _settings()
@@ -330,6 +331,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     async def analyze(service: Any, progress: _Progress | None) -> dict[str, Any]:
         await _warn_if_kb_empty(service)
+        if intake.chunks:
+            _err(expected_time(intake.chunks, await service.store.chunk_rate(args.judge or settings.judge)))
         return await service.analyze(intake, run_id=run_id, judge=args.judge, owner=args.owner, on_event=progress)
 
     try:

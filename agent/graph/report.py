@@ -72,6 +72,8 @@ class JudgmentView(_Part):
     evidence_ids: list[str]
     suggested_changes: list[Change] = []
     suggested_code: str | None = None
+    strength: str | None = None
+    """decisive | strong | weak: how much the signal weighs in its file's verdict (None when neutral)."""
 
 
 class ChunkReport(_Part):
@@ -119,6 +121,23 @@ class Counts(_Part):
     neutral: int
 
 
+class Leftover(_Part):
+    """A Godot 3 use in the code of a project judged godot4."""
+
+    source_file: str
+    start_line: int
+    end_line: int
+    chunk_id: str
+    why: str = ""
+
+
+class FileNote(_Part):
+    """A note on one file that does not change the verdict."""
+
+    source_file: str
+    note: str
+
+
 class Verdict(_Part):
     """The project verdict (withheld as ambiguous, complete=false, until every chunk is done)."""
 
@@ -128,6 +147,15 @@ class Verdict(_Part):
     summary: str
     complete: bool = False
     missing: list[MissingChunk] = []
+    basis: str = ""
+    """What decided the label (`agent.graph.verdict.decide_project`): decisive scripts, config_version, ..."""
+    leftovers: list[Leftover] = []
+    """Godot 3 uses left in a Godot 4 project's code: file, lines and why, to check by hand."""
+    notes: list[FileNote] = []
+    """Files that say something without deciding (scenes a Godot 4 project never re-saved)."""
+    godot3_files: list[str] = []
+    """Scripts only Godot 3 loads (what makes a project mixed)."""
+    godot4_files: list[str] = []
 
 
 class FileEntry(_Part):
@@ -305,6 +333,7 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
         verdict=Verdict(
             label=verdict["label"], migration_required=verdict["migration_required"], counts=verdict["counts"],
             summary=verdict["summary"], complete=verdict.get("complete", False), missing=verdict.get("missing", []),
+            **{k: verdict[k] for k in ("basis", "leftovers", "notes", "godot3_files", "godot4_files") if k in verdict},
         ),
         files=[FileEntry(path=f["path"], kind=f["kind"], sha256=f["sha256"], chunks=int(f["chunks"]))
                for f in files if f["included"]],
@@ -342,10 +371,10 @@ def render_text(report: Report | dict[str, Any]) -> str:
         "",
         v.summary,
     ]
-    if r.direct_answer:
-        lines += ["", f"answer: {r.direct_answer.answer}"]
-        if r.direct_answer.suggested_code:
-            lines += ["suggested code:", r.direct_answer.suggested_code]
+    if r.answer and r.answer.get("markdown"):  # the checked reply, with its code only if that code passed
+        lines += ["", str(r.answer["markdown"]).rstrip()]
+    elif r.direct_answer:
+        lines += ["", f"answer: {r.direct_answer.answer}"]  # its unchecked code is never printed
     lines += ["", "chunks:"]
     for c in r.chunks:
         j = c.judgment

@@ -29,7 +29,7 @@ class AnalysisState(AnalysisInput):
     intent: dict[str, Any] = field(default_factory=dict)
     """The intent node's `detect_intent(prompt)` (task_type, prompt_terms, language): every chunk's query uses it."""
     project_signals: dict[str, Any] = field(default_factory=dict)
-    """project.godot config_version/features: reported apart, never decides the verdict alone."""
+    """project.godot config_version/features: strong evidence for the verdict (`verdict.decide_project`)."""
     project_dimension: str = "unknown"
     """2d | 3d | unknown, so suggestions match the project."""
     chunk_total: int = 0

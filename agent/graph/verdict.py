@@ -1,8 +1,9 @@
-"""Aggregation rules: chunk signals -> project verdict, migration items, project.godot signal.
+"""Aggregation rules: chunk signals -> file versions -> project verdict, migration items, project.godot signal.
 
 Pure functions over score-DB rows, so they are unit-testable and the same rules serve the
-graph's aggregate node and reports of unfinished runs. File names never decide anything:
-only the judged chunk signals count, and project.godot's config is reported beside them.
+graph's aggregate node and reports of unfinished runs. File names never decide anything: the
+judged chunk signals, weighed by their strength (`agent.judge.strength`), decide each file, and the
+files decide the project (`decide_project`); project.godot's config_version counts where present.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def project_signals(expansion: Expansion) -> dict[str, Any]:
         out["features"] = _QUOTED.findall(feats.group(1))
         if any(x[:2] == "4." for x in out["features"]):
             out["suggests"] = "godot4"
-    out["note"] = "project.godot is a separate signal; it never decides the verdict alone"
+    out["note"] = "project.godot's config_version counts as strong evidence; the scripts decide first"
     return out
 
 
@@ -53,7 +54,7 @@ def signal_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def decide_label(code_counts: Mapping[str, int]) -> str:
-    """godot3 | godot4 | mixed | ambiguous from code-chunk signals (some godot3 in godot4 -> mixed)."""
+    """godot3 | godot4 | mixed | ambiguous from chunk signals alone (the fallback when nothing is decisive)."""
     g3, g4 = code_counts.get("godot3", 0), code_counts.get("godot4", 0)
     if g3 == 0 and g4 == 0:
         return "ambiguous"
@@ -62,6 +63,103 @@ def decide_label(code_counts: Mapping[str, int]) -> str:
     if g3 == 0:
         return "godot4"
     return "mixed"
+
+
+_CODE_KINDS = {"gdscript"}
+STALE_FORMAT_NOTE = "not re-saved since Godot 3 (format=2); Godot 4 converts it when it loads"
+
+
+def _strength(row: Mapping[str, Any]) -> str:
+    """A done chunk's signal strength (rows stored before strengths existed count as strong)."""
+    return (row.get("judgment") or {}).get("strength") or "strong"
+
+
+def file_versions(rows: Iterable[Mapping[str, Any]], files: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each analysed file's own version, from its own chunks: {path: {kind, version, decisive, godot3, godot4}}.
+
+    `version` is godot3 / godot4 / mixed / neutral: decisive signals (code the other version cannot
+    load) decide first; without any, a file whose sure signals all point one way takes that way.
+    """
+    kinds = {f["path"]: f.get("kind") for f in files}
+    per: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r.get("status") != "done" or r.get("version_signal") not in ("godot3", "godot4"):
+            continue
+        f = per.setdefault(r["source_file"], {"kind": kinds.get(r["source_file"], "unknown"),
+                                              "godot3": [], "godot4": [], "decisive3": False, "decisive4": False})
+        strength = _strength(r)
+        if strength == "weak":
+            continue
+        f[r["version_signal"]].append(r)
+        if strength == "decisive":
+            f["decisive3" if r["version_signal"] == "godot3" else "decisive4"] = True
+    out: dict[str, dict[str, Any]] = {}
+    for path, f in per.items():
+        d3, d4 = f["decisive3"], f["decisive4"]
+        if d3 or d4:
+            version = "mixed" if d3 and d4 else ("godot3" if d3 else "godot4")
+        else:
+            version = decide_label({"godot3": len(f["godot3"]), "godot4": len(f["godot4"])})
+            version = "neutral" if version == "ambiguous" else version
+        out[path] = {"kind": f["kind"], "version": version, "decisive": d3 or d4,
+                     "godot3": len(f["godot3"]), "godot4": len(f["godot4"]), "rows3": f["godot3"]}
+    return out
+
+
+def decide_project(per_file: Mapping[str, Mapping[str, Any]], signals: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What the project verdict claims, decided from its files (never from file names or a chunk count).
+
+    - godot4: a Godot 4 project (a script only Godot 4 loads, or project.godot's config_version=5), with
+      no script that only Godot 3 loads; Godot 3 uses in its code are listed as *leftovers to check*, and
+      scenes or resources it never re-saved as *notes* (Godot 4 converts them when it loads them).
+    - godot3: the same, the other way round.
+    - mixed: the project really holds files of both versions: a script only Godot 3 loads next to one
+      only Godot 4 loads (or against project.godot's config_version), or, with nothing decisive, scripts
+      whose sure signals point both ways.
+    - ambiguous: nothing tells.
+    Without scripts that say anything, project.godot decides, then the scenes and resources.
+    """
+    config = (signals or {}).get("suggests") if (signals or {}).get("config_version") is not None else None
+    code = {p: f for p, f in per_file.items() if f["kind"] in _CODE_KINDS}
+    data = {p: f for p, f in per_file.items() if f["kind"] not in _CODE_KINDS and f["kind"] != "project_config"}
+    sure3 = sorted(p for p, f in code.items() if f["decisive"] and f["version"] in ("godot3", "mixed"))
+    sure4 = sorted(p for p, f in code.items() if f["decisive"] and f["version"] in ("godot4", "mixed"))
+    three = bool(sure3) or config == "godot3"
+    four = bool(sure4) or config == "godot4"
+    if three and four:
+        label, basis = "mixed", "scripts only Godot 3 loads next to " + (
+            "scripts only Godot 4 loads" if sure3 and sure4 else
+            f"project.godot's config_version={signals['config_version']}" if sure3 else "a Godot 3 project.godot")
+    elif three or four:
+        label = "godot3" if three else "godot4"
+        sure = sure3 if three else sure4
+        basis = (f"{len(sure)} script(s) only Godot {label[-1]} loads" if sure else "") + (
+            (" and " if sure else "") + f"project.godot's config_version={signals['config_version']}"
+            if config == label else "")
+    else:
+        leaning = {v: sorted(p for p, f in code.items() if f["version"] == v) for v in ("godot3", "godot4", "mixed")}
+        label = decide_label({"godot3": len(leaning["godot3"]) + len(leaning["mixed"]),
+                              "godot4": len(leaning["godot4"]) + len(leaning["mixed"])})
+        basis = "API uses in the scripts, none decisive" if label != "ambiguous" else ""
+        if label == "ambiguous":
+            label = decide_label({"godot3": sum(f["version"] in ("godot3", "mixed") for f in data.values()),
+                                  "godot4": sum(f["version"] in ("godot4", "mixed") for f in data.values())})
+            basis = "the scenes and resources (no script tells)" if label != "ambiguous" else "nothing tells"
+    other = "godot3" if label == "godot4" else "godot4" if label == "godot3" else None
+    leftovers, notes = [], []
+    if other == "godot3":
+        for path in sorted(per_file):
+            f = per_file[path]
+            if f["kind"] == "project_config" or not f["rows3"]:
+                continue
+            if f["kind"] in _CODE_KINDS:
+                leftovers += [{"source_file": r["source_file"], "start_line": r["start_line"],
+                               "end_line": r["end_line"], "chunk_id": r["chunk_id"],
+                               "why": (r.get("judgment") or {}).get("rationale", "")[:300]} for r in f["rows3"]]
+            else:
+                notes.append({"source_file": path, "note": STALE_FORMAT_NOTE})
+    return {"label": label, "basis": basis.strip(), "leftovers": leftovers, "notes": notes,
+            "godot3_files": sure3, "godot4_files": sure4}
 
 
 def change_line(row: Mapping[str, Any], old: str | None) -> int:
@@ -128,23 +226,28 @@ def compute_verdict(
 ) -> dict[str, Any]:
     """The verdict object of the report; withheld (ambiguous, complete=false) until every chunk is done."""
     counts = signal_counts(rows)
-    config_files = {f["path"] for f in files if f.get("kind") == "project_config"}
-    code_counts = signal_counts(r for r in rows if r["source_file"] not in config_files)
     missing = [r for r in rows if r.get("status") != "done"]
     complete = not missing
     items = migration_items(rows)
     excluded = [{"path": f["path"], "reason": f["reason"]} for f in files if not f.get("included")]
-    label = decide_label(code_counts) if complete else "ambiguous"
-    migration = complete and any(
-        (r.get("judgment") or {}).get("migration_required") for r in rows if r.get("status") == "done"
-    )
-    summary = _summary(label, counts, items, excluded, signals or {}, missing, complete)
+    decided = decide_project(file_versions(rows, files), signals) if complete else {
+        "label": "ambiguous", "basis": "", "leftovers": [], "notes": [], "godot3_files": [], "godot4_files": []}
+    label = decided["label"]
+    # a Godot 4 project migrates only its leftovers in code; never-re-saved scenes are Godot 4's to convert
+    migration = complete and (bool(decided["leftovers"]) if label == "godot4" else any(
+        (r.get("judgment") or {}).get("migration_required") for r in rows if r.get("status") == "done"))
+    summary = _summary(label, counts, items, excluded, signals or {}, missing, complete, decided)
     return {
         "label": label,
         "migration_required": bool(migration),
         "counts": counts,
         "summary": summary,
         "complete": complete,
+        "basis": decided["basis"],
+        "leftovers": decided["leftovers"],
+        "notes": decided["notes"],
+        "godot3_files": decided["godot3_files"],
+        "godot4_files": decided["godot4_files"],
         "missing": [
             {"chunk_id": r["chunk_id"], "source_file": r["source_file"], "start_line": r["start_line"],
              "end_line": r["end_line"], "status": r.get("status"), "error": r.get("error")}
@@ -166,13 +269,24 @@ def _summary(
     signals: Mapping[str, Any],
     missing: list[Mapping[str, Any]],
     complete: bool,
+    decided: Mapping[str, Any],
 ) -> str:
     parts: list[str] = []
     if complete:
+        basis = f" (decided by {decided['basis']})" if decided.get("basis") else ""
         parts.append(
-            f"Verdict {label}: {counts['godot3']} chunk(s) signal Godot 3, {counts['godot4']} Godot 4, "
+            f"Verdict {label}{basis}: {counts['godot3']} chunk(s) signal Godot 3, {counts['godot4']} Godot 4, "
             f"{counts['neutral']} neutral."
         )
+        if label == "mixed" and decided.get("godot3_files"):
+            parts.append(f"Scripts only Godot 3 loads ({len(decided['godot3_files'])}):")
+            parts += [f"  {p}" for p in decided["godot3_files"][:50]]
+        if decided.get("leftovers"):
+            parts.append(f"Godot 3 leftovers to check ({len(decided['leftovers'])}):")
+            parts += [f"  {_lines(x)}: {x['why']}" for x in decided["leftovers"]]
+        if decided.get("notes"):
+            parts.append(f"Notes ({len(decided['notes'])}):")
+            parts += [f"  {n['source_file']}: {n['note']}" for n in decided["notes"]]
     else:
         failed = [m for m in missing if m.get("status") == "failed"]
         parts.append(

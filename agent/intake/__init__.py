@@ -57,6 +57,8 @@ class IntakeResult:
 
     request: AnalysisRequest
     expansion: Expansion
+    chunks: int = 0
+    """The parser's chunk count, counted at intake against the front door's cap."""
 
     @property
     def project_id(self) -> str:
@@ -78,7 +80,7 @@ def _result(
 ) -> IntakeResult:
     from agent.limits import check_chunk_cap  # imports agent.intake.errors: not at module level
 
-    check_chunk_cap(expansion, settings, what=what or source_file)
+    chunks = check_chunk_cap(expansion, settings, what=what or source_file)
     included = expansion.included
     if kind is None:
         kind = included[0].kind if len(included) == 1 else "unknown"
@@ -95,7 +97,7 @@ def _result(
         source_sha256=source_sha256,
         source_origin=origin,
     )
-    return IntakeResult(request=request, expansion=expansion)
+    return IntakeResult(request=request, expansion=expansion, chunks=chunks)
 
 
 def intake_snippet(

@@ -17,11 +17,29 @@ _DIRECT = {
     ".escn": ("scene", "direct chunker (scene blocks)"),
     ".tres": ("resource", "direct chunker (resource blocks)"),
     ".import": ("import", "direct chunker (import sections)"),
-    ".cfg": ("project_config", "direct chunker (config sections)"),
-    ".uid": ("unknown", "direct chunker (uid file)"),
-    ".gitignore": ("unknown", "direct chunker (ignore rules)"),
-    ".gdignore": ("unknown", "direct chunker (ignore marker)"),
 }
+_GODOT_CFG = {"export_presets.cfg", "override.cfg", "plugin.cfg"}
+"""The `.cfg` files Godot itself reads (export presets, project overrides, an addon's manifest); any other
+`.cfg` is a ConfigFile of the project's own, data its code may read."""
+_NOT_JUDGED = {
+    ".gitignore": "version-control settings (.gitignore), not Godot code: listed, never judged",
+    ".gitattributes": "version-control settings (.gitattributes), not Godot code: listed, never judged",
+    ".gitmodules": "version-control settings (.gitmodules), not Godot code: listed, never judged",
+    ".gdignore": "Godot's import-skip marker (.gdignore): holds no code, never judged",
+    ".editorconfig": "editor settings (.editorconfig), not Godot code: listed, never judged",
+}
+_OTHER_TYPES = {
+    ".cs": "C# script: godot-rag judges GDScript, scenes and project files only (C# is listed, never judged)",
+    ".uid": "UID sidecar of Godot 4.4+ (one uid:// line): holds no code, never judged",
+    ".gdshader": "shader code: not judged (GDScript, scenes, resources and project files are)",
+    ".shader": "shader code: not judged (GDScript, scenes, resources and project files are)",
+    ".gdshaderinc": "shader code: not judged (GDScript, scenes, resources and project files are)",
+}
+_DATA_SUFFIX = set(
+    """json csv tsv yml yaml toml ini xml html htm css js ts py sh bat ps1 cmd lua
+    translation po pot mo gdnlib gdnative gdextension cfg""".split()
+)
+_CI_DIRS = (".github", ".gitlab", ".circleci", ".vscode", ".idea", ".devcontainer")
 _BINARY = set(
     """png jpg jpeg webp bmp tga gif svg ico exr hdr ktx dds psd xcf kra ase aseprite
     wav ogg mp3 flac opus aac m4a
@@ -60,9 +78,14 @@ def classify(path: str) -> Decision:
         return Decision("gdscript", True, "AST parser (GDScript)")
     if name == "project.godot" or suffix == ".godot":
         return Decision("project_config", True, "direct chunker (project settings)")
-    if lower in (".gitignore", ".gdignore"):
-        kind, reason = _DIRECT[lower]
-        return Decision(kind, True, reason)  # type: ignore[arg-type]
+    if lower in _NOT_JUDGED:
+        return Decision("unknown", False, _NOT_JUDGED[lower])
+    if parts and parts[0] in _CI_DIRS:
+        return Decision("unknown", False, f"CI or editor configuration ({parts[0]}/): not Godot code, never judged")
+    if suffix == ".cfg" and lower in _GODOT_CFG:
+        return Decision("project_config", True, "direct chunker (config sections)")
+    if suffix in _OTHER_TYPES:
+        return Decision("unknown", False, _OTHER_TYPES[suffix])
     if suffix in _DIRECT:
         kind, reason = _DIRECT[suffix]
         return Decision(kind, True, reason)  # type: ignore[arg-type]
@@ -72,4 +95,7 @@ def classify(path: str) -> Decision:
         return Decision(
             "unknown", False, f"binary asset ({suffix}): path kept for reference, bytes never read"
         )
+    if suffix.lstrip(".") in _DATA_SUFFIX:
+        what = "a ConfigFile of the project's own" if suffix == ".cfg" else f"data or another language's file ({suffix})"
+        return Decision("unknown", False, f"{what}: not Godot code, never judged")
     return Decision("unknown", False, f"file type not analysed ({suffix or name})")

@@ -136,6 +136,8 @@ class EvidenceJudge:
                     placed[f.start] = ""  # not a rename, receiver unknown, or moved off an instance: a person
             elif f.name in signals:
                 pass  # renamed where the code uses it as a signal (`mechanical_rewrite(..., signals)`)
+            elif f.weak:
+                pass  # a receiver nobody resolved (`colors.green`): listed as a hint, never rewritten
             else:
                 renames[f.name] = target or ""
             if hit.record_id in covered:

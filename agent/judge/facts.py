@@ -154,7 +154,7 @@ def is_gdscript(chunk: Chunk) -> bool:
 _KIND_ROLES: dict[str, tuple[str, ...]] = {
     "method": ("call",), "csharp-method": ("call",), "property": ("property",), "csharp-property": ("property",),
     "signal": ("signal",), "csharp-signal": ("signal",), "enum": ("constant",), "constant": ("constant",),
-    "class": ("class",), "builtin-type": ("class",),
+    "class": ("class",), "builtin-type": ("class",), "color": ("color",),
 }
 _ROLE_KINDS = {"call": ("method",), "property": ("property",), "signal": ("signal",),
                "constant": ("constant", "enum")}
@@ -195,6 +195,8 @@ def signal_renames(facts: CodeFacts) -> dict[str, str]:
 
 
 def _use_role(masked: str, m: re.Match[str], source: str) -> str:
+    if re.search(r"(?<![\w.$%@])Color\s*\.\s*$", masked[: m.start() + masked[m.start():m.end()].find(".") + 1]):
+        return "color"  # Godot 3's named colors are read on the class only: `Color.green`, never `colors.green`
     if source[:1].isupper() and "." not in source and not re.fullmatch(r"[A-Z0-9_]+", source):
         return "class"
     if re.fullmatch(r"[A-Z][A-Z0-9_]+", source.rsplit(".", 1)[-1]):
@@ -243,6 +245,27 @@ def _in_scope(project: ProjectContext | None, receiver: str | None, md: dict, ro
     kinds = _ROLE_KINDS.get(role)
     return (api.lookup(V3, receiver, source, kinds) is not None
             and api.lookup(V4, receiver, target, kinds) is not None)
+
+
+def _unsure_member(project: ProjectContext | None, member: str, role: str) -> bool:
+    """A renamed `.member` on a receiver nobody resolved proves nothing where the name is ordinary.
+
+    That is: a property read as a plain word (`colors.green`, `event.control`, `method.meta`, `.group`:
+    a Dictionary key or a user object's field as often as an engine property), a member some 4.x class
+    still has in that role, or a name the project declares itself (its own `empty()`). A call of a
+    distinctive name (`scene.instance()`) stays a finding. A weak one is shown, but never decides a chunk.
+    """
+    if role != "call" and "_" not in member.strip("_"):
+        return True
+    api = project.api if project else None
+    if api is not None and api.defined_anywhere(V4, member, _ROLE_KINDS.get(role)):
+        return True
+    return _project_declares(project, member)
+
+
+def _project_declares(project: ProjectContext | None, member: str) -> bool:
+    """Some analysed script of the project declares `member` (a function, variable, constant or signal)."""
+    return project is not None and any(member in names for names in project.declared.values())
 
 
 def _engine_class_before(masked: str, dot: int, api, declared: set[str]) -> bool:
@@ -296,7 +319,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 start = signal_strings[source]
                 seen.add(source)
                 out.append(Finding("godot3", "api", source, facts.lexed.text[start - 1 : start + len(source) + 1].strip(),
-                                   _line_of(masked, start), mapping=hit, start=start))
+                                   _line_of(masked, start), mapping=hit, start=start,
+                                   weak=_project_declares(project, source)))  # its own `signal text_entered`
                 continue
             if source not in facts.identifiers:
                 continue
@@ -329,10 +353,12 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 continue  # a rename for ProgressBar does not apply to a Label
             if classes and "." not in source and receiver is None and dot >= 0 and _user_singleton(masked, dot, project):
                 continue  # `Scenes.change_scene()`: an autoload's own function, not SceneTree's
+            weak = receiver is None and dot >= 0 and "." not in source and role != "color" \
+                and _unsure_member(project, member, role)
             seen.add(source)
             text = facts.lexed.text[m.start() : m.end()].strip()
             out.append(Finding("godot3", "api", source, text, _line_of(masked, m.start()), mapping=hit, start=m.start(),
-                               receiver=type_label(receiver) if receiver else None))
+                               receiver=type_label(receiver) if receiver else None, weak=weak))
             uses += 1
             if uses == MAX_USES_PER_RULE:
                 break  # every use is its own migration item, as for the syntax rules

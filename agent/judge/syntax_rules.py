@@ -179,7 +179,7 @@ DIRECT_RULES: tuple[SyntaxRule, ...] = (
                "config_version=4", "config_version=5", "file_format", ("config_version",)),
     SyntaxRule("ext_resource_int_id", "godot3", _r(r"\bExtResource\(\s*\d+\s*\)"),
                "ExtResource( 1 )", 'ExtResource("1_xxxx")', "file_format", ("ExtResource",)),
-    SyntaxRule("scene_format_3", "godot4", _r(r"^\[gd_(scene|resource)\b[^\]\n]*\bformat=3\b")),
+    SyntaxRule("scene_format_3", "godot4", _r(r"^\[gd_(scene|resource)\b[^\]\n]*\bformat=[34]\b")),
     SyntaxRule("config_version_5", "godot4", _r(r"^config_version\s*=\s*5\b")),
     SyntaxRule("uid", "godot4", _r(r"\buid=\"uid://")),
     SyntaxRule("features_4", "godot4", _r(r'config/features\s*=\s*PackedStringArray\(\s*"4\.')),

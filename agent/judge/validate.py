@@ -33,6 +33,7 @@ from agent.judge.facts import CodeFacts
 from agent.judge.lexer import identifiers, lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import recommendation_failures
+from agent.judge.strength import with_strength
 from agent.models import LABELS, Judgment
 
 __all__ = ["ValidationResult", "judge_and_validate", "parse_judgment", "validate"]
@@ -172,8 +173,8 @@ async def judge_and_validate(judge: Judge, inp: JudgeInput, *, fallback: Evidenc
     fallback = fallback or _EVIDENCE
     if judge.kind != "llm":
         checked = validate(judge.decide(inp), inp)
-        return JudgeOutcome(judgment=checked.judgment, judge_kind="evidence", model=None,
-                            prompt_version=PROMPT_VERSION, validation_failures=checked.failures)
+        return JudgeOutcome(judgment=with_strength(checked.judgment, inp.facts, inp.chunk), judge_kind="evidence",
+                            model=None, prompt_version=PROMPT_VERSION, validation_failures=checked.failures)
     try:
         answer = await judge.judge(inp)
     except JudgeError as exc:
@@ -183,7 +184,8 @@ async def judge_and_validate(judge: Judge, inp: JudgeInput, *, fallback: Evidenc
         return _fall_back(fallback, inp, "validation: " + result.failures[0], result.failures, answer.attempts)
     if not answer.cached:
         await judge.remember(inp, result.judgment)
-    return JudgeOutcome(judgment=result.judgment, judge_kind="llm", model=judge.model, prompt_version=PROMPT_VERSION,
+    return JudgeOutcome(judgment=with_strength(result.judgment, inp.facts, inp.chunk), judge_kind="llm",
+                        model=judge.model, prompt_version=PROMPT_VERSION,
                         llm_attempts=answer.attempts, cached=answer.cached)
 
 
@@ -193,6 +195,7 @@ _EVIDENCE = EvidenceJudge()
 def _fall_back(fallback: EvidenceJudge, inp: JudgeInput, reason: str, failures: list[str], attempts: int) -> JudgeOutcome:
     log.info("llm judge fell back for %s: %s", inp.trace.chunk_id, reason)
     checked = validate(fallback.decide(inp), inp)
-    return JudgeOutcome(judgment=checked.judgment, judge_kind="evidence", model=None, prompt_version=PROMPT_VERSION,
-                        fallback_reason=reason, validation_failures=[*failures, *checked.failures],
+    return JudgeOutcome(judgment=with_strength(checked.judgment, inp.facts, inp.chunk), judge_kind="evidence",
+                        model=None, prompt_version=PROMPT_VERSION, fallback_reason=reason,
+                        validation_failures=[*failures, *checked.failures],
                         llm_attempts=attempts)

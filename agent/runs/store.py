@@ -348,6 +348,22 @@ class RunStore:
             raise KeyError(run_id)
         return {k: int(v) for k, v in row.items()}
 
+    async def chunk_rate(self, judge_kind: str, *, runs: int = 10, min_chunks: int = 20) -> tuple[float, int] | None:
+        """(chunks per second, runs measured) over the last completed runs of this judge, or None before any.
+
+        Measured on this machine and database, so an estimate at intake follows what users really waited.
+        """
+        row = await self._one(
+            "SELECT sum(chunk_total) AS chunks, sum(extract(epoch FROM finished_at - created_at)) AS seconds,"
+            " count(*) AS n FROM (SELECT chunk_total, finished_at, created_at FROM godot_rag.runs"
+            " WHERE status = 'completed' AND judge_kind = %s AND chunk_total >= %s AND finished_at IS NOT NULL"
+            " ORDER BY finished_at DESC LIMIT %s) AS recent",
+            (judge_kind, min_chunks, runs),
+        )
+        if not row or not row["n"] or not row["seconds"] or float(row["seconds"]) <= 0:
+            return None
+        return float(row["chunks"]) / float(row["seconds"]), int(row["n"])
+
     async def remaining(self, run_id: str) -> int:
         """Chunks still to start in this pass (pending)."""
         row = await self._one(

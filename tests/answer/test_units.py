@@ -116,6 +116,8 @@ def test_a_change_without_a_replacement_is_removal_only_when_the_evidence_says_r
     chunk = {"chunk_id": "c1", "source_file": "fade.gd", "judgment": {
         "version_signal": "godot3", "migration_required": True, "suggested_changes": changes}}
     lines = change_lines([chunk], _inp(), Citations({}))
-    assert lines == ["1. Line 5: remove `$Tween.start()` (start)",
-                     '2. Line 6: `yield($Tween, "tween_all_completed")` has no one-line replacement; rewrite it '
+    assert lines == ["1. `fade.gd` Line 5: remove `$Tween.start()` (start)",  # a project's item names its file
+                     '2. `fade.gd` Line 6: `yield($Tween, "tween_all_completed")` has no one-line replacement; rewrite it '
                      "from the docs (yield; Godot 4 has no signal Tween.tween_all_completed)"]
+    pasted = change_lines([{**chunk, "source_file": "pasted://snippet-1.gd"}], _inp(), Citations({}))
+    assert pasted[0] == "1. Line 5: remove `$Tween.start()` (start)"  # one pasted snippet needs no file name

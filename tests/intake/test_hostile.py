@@ -18,14 +18,14 @@ import pytest
 
 from agent.intake import IntakeError, intake_directory, intake_snippet, intake_target, intake_uploads, intake_zip
 from agent.intake.expand import files_summary
-from agent.limits import check_chunk_cap, count_chunks
+from agent.limits import check_chunk_cap, count_chunks, expected_time, larger_project_offer
 from agent.redact import redact, user_message
 from agent.settings import DEFAULT_MAX_CHUNKS, Settings
 
 ONE_LINE_FUNCS = "extends Node\n" + "".join(f"func f{i}():\n\tpass\n" for i in range(50_000))
 """The issue's 1 MB paste: 50,000 one-line functions (50,001 chunks before the parser folded tiny pieces)."""
-THREE_LINE_FUNCS = "extends Node\n" + "".join(f"func f{i}():\n\tvar a = {i}\n\treturn a\n" for i in range(6_000))
-"""6,000 three-line functions: too big to fold, so 6,001 chunks, over the CLI's default cap."""
+THREE_LINE_FUNCS = "extends Node\n" + "".join(f"func f{i}():\n\tvar a = {i}\n\treturn a\n" for i in range(13_000))
+"""13,000 three-line functions: too big to fold, so 13,001 chunks, over the CLI's default cap."""
 
 
 def _funcs(n: int) -> str:
@@ -156,9 +156,31 @@ def test_a_paste_over_the_cap_is_refused_with_the_count_and_the_limit(base_setti
     with pytest.raises(IntakeError) as err:
         intake_snippet(THREE_LINE_FUNCS, settings=base_settings)
     msg = str(err.value)
-    assert f"it makes 6,001 chunks, over the limit of {DEFAULT_MAX_CHUNKS['cli']:,} chunks per run" in msg
-    assert "GODOT_RAG_MAX_CHUNKS" in msg
+    assert f"it makes 13,001 chunks, over the limit of {DEFAULT_MAX_CHUNKS['cli']:,} chunks per run" in msg
+    assert "GODOT_RAG_MAX_CHUNKS" in msg and "godot-rag analyze" not in msg  # the CLI offers no other door
 
+
+def test_the_cli_takes_a_10000_chunk_project(base_settings):
+    assert DEFAULT_MAX_CHUNKS["cli"] >= 10_000
+    assert count_chunks(intake_snippet(_funcs(9_999), settings=base_settings).expansion)[0] == 10_000
+
+
+def test_the_chat_and_the_bot_offer_the_cli_for_a_larger_project(base_settings):
+    code = _funcs(DEFAULT_MAX_CHUNKS["ui"])
+    for door in ("ui", "bot"):
+        with pytest.raises(IntakeError) as err:
+            intake_snippet(code, settings=base_settings.with_(front_door=door))
+        assert "run the whole project from the command line" in str(err.value)
+        assert f"up to {DEFAULT_MAX_CHUNKS['cli']:,} chunks: `godot-rag analyze" in str(err.value)
+    offer = larger_project_offer(base_settings.with_(front_door="ui"), "https://github.com/o/r", 3_000)
+    assert offer.endswith("`godot-rag analyze https://github.com/o/r`.")
+
+
+def test_the_expected_time_follows_the_measured_rate():
+    assert expected_time(6_000, (16.0, 5)) == \
+        "6,000 chunks to judge: about 6 minutes at the measured 16 chunks/s (last 5 runs on this machine)"
+    assert "about 30 s" in expected_time(480, (16.0, 1)) and "last 1 run on" in expected_time(480, (16.0, 1))
+    assert "no time estimate" in expected_time(10, None)
 
 def test_each_front_door_has_its_own_default_cap(base_settings):
     assert DEFAULT_MAX_CHUNKS["bot"] < DEFAULT_MAX_CHUNKS["ui"] < DEFAULT_MAX_CHUNKS["cli"]

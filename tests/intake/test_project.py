@@ -47,18 +47,16 @@ def test_small_project_directory(base_settings, project):
     assert [f.path for f in r.expansion.files] == sorted(files)
     included = {p for p, f in files.items() if f.included}
     assert included == {
-        ".gitignore",
         "art/icon.png.import",
         "project.godot",
         "scenes/coin.tscn",
         "scenes/main.tscn",
         "scenes/player.tscn",
         "scripts/coin.gd",
-        "scripts/coin.gd.uid",
         "scripts/player.gd",
-        "scripts/player.gd.uid",
         "scripts/score.gd",
     }
+    assert "never judged" in files[".gitignore"].reason and "never judged" in files["scripts/coin.gd.uid"].reason
     assert "Documentation files are excluded" in files["README.md"].reason
     assert "binary asset" in files["art/icon.png"].reason and files["art/icon.png"].text is None
     assert "binary asset" in files["art/pickup.wav"].reason and files["art/pickup.wav"].size > 0

@@ -14,6 +14,7 @@ from agent.judge.base import JudgeError
 from agent.judge.evidence import EvidenceJudge
 from agent.judge.llm import LLMJudge
 from agent.judge.request import build_llm_judgment_request
+from agent.judge.strength import with_strength
 from agent.judge.validate import judge_and_validate
 from tests.judge.test_evidence_kb import DODGE_PLAYER, OLD_PLAYER
 from tests.llm_servers.launch import running_server
@@ -77,7 +78,7 @@ async def test_broken_json_falls_back(base_settings, old_input):
             await judge.judge(old_input)  # the judge returns a parsed answer or raises
         out = await judge_and_validate(judge, old_input)
     assert out.judge_kind == "evidence" and out.fallback_reason.startswith("invalid_json: json")
-    assert out.judgment == EvidenceJudge().decide(old_input)
+    assert out.judgment == with_strength(EvidenceJudge().decide(old_input), old_input.facts, old_input.chunk)
 
 
 async def test_unretrieved_evidence_falls_back(base_settings, new_input):
@@ -105,7 +106,7 @@ async def test_endpoint_down_falls_back(base_settings, old_input):
     judge = _judge(base_settings, "http://127.0.0.1:9/v1", llm_max_retries=0)
     out = await judge_and_validate(judge, old_input)
     assert out.judge_kind == "evidence" and out.fallback_reason.startswith("endpoint_error")
-    assert out.judgment == EvidenceJudge().decide(old_input)
+    assert out.judgment == with_strength(EvidenceJudge().decide(old_input), old_input.facts, old_input.chunk)
 
 
 async def test_concurrency_is_bounded(base_settings, new_input):

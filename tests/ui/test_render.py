@@ -158,3 +158,30 @@ def test_docs_evidence_says_which_version_it_quotes():
     report["chunks"][0]["judgment"]["evidence_ids"].append(old["record_id"])
     text = trace_markdown(report["chunks"][0], None)
     assert "[KinematicBody2D](https://docs.godotengine.org/en/3.4/classes/class_kinematicbody2d.html) · Godot 3.4 docs" in text
+
+
+def test_unchecked_suggested_code_is_never_shown():
+    """The direct answer's code is a draft; only the answer check's passed code reaches the user."""
+    report = {"run_id": "r3", "status": "completed", "files": [{"path": "pasted://snippet.gd"}], "chunks": [CHUNK],
+              "verdict": {"label": "godot3", "migration_required": True, "counts": {"godot3": 1, "godot4": 0,
+                                                                                  "neutral": 0}},
+              "direct_answer": {"answer": "This is Godot 3 code.",
+                                "suggested_code": "extends CharacterBody2D\nvelocity = move_and_slide(velocity)\n"}}
+    text = final_markdown(report)
+    assert "This is Godot 3 code." in text and "move_and_slide(velocity)" not in text
+
+
+def test_cli_text_prints_the_checked_answer_not_the_draft_code():
+    from agent.graph.report import render_text
+
+    base = {"run_id": "r4", "project_id": "p", "status": "completed", "files": [], "excluded_files": [],
+            "chunks": [], "verdict": {"label": "godot3", "migration_required": True,
+                                      "counts": {"godot3": 1, "godot4": 0, "neutral": 0}, "summary": "Verdict godot3."},
+            "direct_answer": {"answer": "This is Godot 3 code.", "label": "godot3", "migration_required": True,
+                              "suggested_code": "velocity = move_and_slide(velocity)", "changes": []},
+            "status_detail": "", "owner": None, "source": None, "source_origin": "pasted_snippet", "judge": "evidence",
+            "created_at": None, "finished_at": None, "prompt": "", "intent": None, "project_signals": {},
+            "migration_items": [], "progress": {"done": 0, "failed": 0, "total": 0}}
+    assert "move_and_slide(velocity)" not in render_text(base) and "This is Godot 3 code." in render_text(base)
+    checked = {**base, "answer": {"markdown": "이 코드는 Godot 3입니다.\n```gdscript\nmove_and_slide()\n```"}}
+    assert "이 코드는 Godot 3입니다." in render_text(checked) and "move_and_slide()" in render_text(checked)
