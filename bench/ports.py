@@ -55,7 +55,8 @@ def _normalised(code: str) -> str:
 
 def _side(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
-            for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in (".gd", ".tscn", ".tres")}
+            for p in sorted(root.rglob("*")) if p.is_file() and (p.suffix in (".gd", ".tscn", ".tres")
+                                                                or p.name == "project.godot")}  # its autoloads
 
 
 async def _judge_side(files: dict[str, str], retriever, api, no_vectors: bool) -> dict[str, dict]:

@@ -110,6 +110,10 @@ def _print_summary(s) -> None:
     print(f"warnings: {len(s.warnings)}  errors: {len(s.errors)}  time: {s.seconds:.1f}s  artifacts: {s.out_dir}")
     for e in s.errors[:20]:
         print(f"  error: {e}")
+    for w in s.warnings[:50]:  # each one named: a bare count tells nobody what to look at
+        print(f"  warning: {w}")
+    if len(s.warnings) > 50:
+        print(f"  ...and {len(s.warnings) - 50} more warnings in {s.out_dir}/ingest_report.jsonl")
     for c in s.retrieval_checks:
         mark = "ok " if c["ok"] else "MISSING"
         print(f"  check {mark} {c['question']}: {len(c['mapping_hits'])} mapping hit(s), {len(c['docs_hits'])} docs hit(s)")

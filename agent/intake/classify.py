@@ -1,7 +1,9 @@
 """Which files are analysed, by which chunker, and why the others are left out.
 
-The decision is made from the path alone, before any bytes are read, so binaries and
-caches are never opened.
+Only the file types Godot itself loads are judged (scripts, scenes, resources, import files, the
+`.cfg` files Godot reads); a `.gitignore` line or a JSON key is no Godot code, so everything else
+is listed with its reason and never judged. The decision is made from the path alone, before any
+bytes are read, so binaries and caches are never opened.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from agent.intake.classify import classify
@@ -115,6 +115,21 @@ def _source_file(entry: Entry, settings: Settings) -> SourceFile:
     return SourceFile(**base, included=True, reason=decision.reason, sha256=text_sha256(text), text=text)
 
 
+def gdignored(entries: list[Entry]) -> list[Entry]:
+    """Entries under a folder holding a `.gdignore` are excluded, as Godot itself never imports that folder."""
+    ignored = sorted({str(PurePosixPath(e.path).parent) for e in entries if PurePosixPath(e.path).name == ".gdignore"})
+    if not ignored:
+        return entries
+    out = []
+    for e in entries:
+        top = next((d for d in ignored if d == "." or e.path.startswith(d + "/")), None)
+        if top is not None and e.excluded is None and PurePosixPath(e.path).name != ".gdignore":
+            where = "the project root" if top == "." else f"{top}/"
+            e = replace(e, excluded=f"Godot ignores this folder (.gdignore in {where}): not part of the project")
+        out.append(e)
+    return out
+
+
 def build_expansion(entries: list[Entry], settings: Settings, *, what: str) -> Expansion:
     """Decide every entry in sorted path order and render the `# path` + content view.
 
@@ -122,6 +137,7 @@ def build_expansion(entries: list[Entry], settings: Settings, *, what: str) -> E
     """
     seen: set[str] = set()
     unique = []
+    entries = gdignored(entries)
     for e in sorted(entries, key=lambda e: e.path):
         if e.path in seen:
             raise IntakeError(f"Refused {what}: the path {e.path!r} appears twice.")

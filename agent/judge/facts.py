@@ -263,9 +263,26 @@ def _unsure_member(project: ProjectContext | None, member: str, role: str) -> bo
     return _project_declares(project, member)
 
 
-def _project_declares(project: ProjectContext | None, member: str) -> bool:
-    """Some analysed script of the project declares `member` (a function, variable, constant or signal)."""
-    return project is not None and any(member in names for names in project.declared.values())
+_OWN_NAME_RULES = {"rect_properties", "tween_node", "xform"}
+"""Syntax rules keyed on a member's name, which a project may give a name of its own: dialogic's local
+`var rect_position`, escoria's `Tween3.interpolate_property()`."""
+
+
+def _own_name_match(f: Finding, facts: CodeFacts, project: ProjectContext | None, scan: str) -> bool:
+    """The rule matched a name the chunk declares as a variable or the project declares itself."""
+    m = re.search(r"(rect_\w+|interpolate_\w+|xform\w*)\b", f.text)
+    name = m.group(1) if m else ""
+    return bool(name) and (name in declared_variables(scan) or name in facts.declared
+                           or _project_declares(project, name))
+
+
+def _project_declares(project: ProjectContext | None, name: str) -> bool:
+    """The project names `name` itself: a script's function, variable, constant, signal, enum or inner class,
+    a `class_name`, or an autoload (open-rpg's `Camera`, Pixelorama's `enum Tabs`)."""
+    if project is None:
+        return False
+    return name in project.autoloads or name in project.class_names \
+        or any(name in names for names in project.declared.values())
 
 
 def _engine_class_before(masked: str, dot: int, api, declared: set[str]) -> bool:
@@ -324,8 +341,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
                 continue
             if source not in facts.identifiers:
                 continue
-            if source in facts.declared and source[:1].isupper():
-                continue  # the script's own class or constant of that name
+            if source[:1].isupper() and (source in facts.declared or _project_declares(project, source)):
+                continue  # the project's own class, enum, constant or autoload of that name
             if source[:1].isupper():
                 pattern = re.compile(rf"(?<![\w.@]){re.escape(source)}\b")
             else:
@@ -379,6 +396,7 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
     strong: list[Finding] = []
     weak_ones: list[Finding] = []
     taken: set[int] = set()  # a use is one item, whichever row (Array.empty, Dictionary.empty) claims it
+    local_names = declared_variables(masked)
     for hit in evidence.api_mapping_evidence:
         md = hit.metadata
         if not derived_from_index(md) or md.get("status") == "rejected" or md.get("documented_in_godot4"):
@@ -403,8 +421,8 @@ def _derived_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proje
             while b >= 0 and masked[b] in " \t":
                 b -= 1
             before = masked[max(0, b - 5) : b + 1]
-            if member in facts.declared and (b < 0 or masked[b] != "."):
-                continue  # the script's own name, used bare
+            if (b < 0 or masked[b] != ".") and (member in facts.declared or member in local_names):
+                continue  # the script's own name, or a parameter or local (`func f(pressed: bool)`), used bare
             if b >= 0 and masked[b] == ".":
                 receiver = receiver_type(facts.lexed.text, masked, b, facts.scope)
                 if _own_name(facts, member, receiver):
@@ -609,7 +627,8 @@ def _override_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proj
     engine calls virtual methods by name, so in 4.x (which calls `_get_drag_data`) it silently stops
     running. `func _get_drag_data(at_position)` is the 4.x override, a Godot 4 cue. Only the script's
     resolved class counts, only when 4.x documents that class (absence is then proof), and a script
-    that also declares the 4.x callback keeps its old name as a helper of its own.
+    that also declares the 4.x callback keeps its old name as a helper of its own, as does a script
+    written in GDScript 2 (`func drop_data(at_position: Vector2, data)` next to `@tool`) and a static func.
     """
     api = project.api if project else None
     own = facts.scope.own_class if facts.scope else None
@@ -628,6 +647,8 @@ def _override_findings(facts: CodeFacts, evidence: EvidenceBundle, project: Proj
                                     start=m.start(1), receiver=own))
         if old is None or new is not None or not _VIRTUAL.search(old.signature):
             continue
+        if chunk_file in project.gdscript2 or re.match(r"[ \t]*static\b", m.group(0)):
+            continue  # a Godot 4 script's own method (the engine calls no static func back)
         source = f"{old.class_name}.{name}"
         hit = next((h for h in evidence.api_mapping_evidence if h.metadata.get("source_api") == source
                     and h.metadata.get("status") != "rejected"), None)
@@ -1186,6 +1207,8 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         if rule.name == "godot4_api":  # a script's own name; `image.is_empty()` on an Image (3.4 has it too)
             found = (f for f in found if f.text not in facts.declared
                      and not _member_of_34_receiver(facts, project, scan, f.start, f.text))
+        elif rule.name in _OWN_NAME_RULES and gd:
+            found = (f for f in found if not _own_name_match(f, facts, project, scan))
         limit = MAX_USES_PER_RULE if rule.version == "godot3" else 1
         (facts.godot3 if rule.version == "godot3" else facts.godot4).extend(islice(found, limit))
     if gd:

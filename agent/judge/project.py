@@ -19,6 +19,7 @@ from typing import Any
 from agent.apiindex import ApiIndex
 from agent.judge.call_sites import ParamTypes, member_types, param_types
 from agent.judge.lexer import identifiers, lex
+from agent.judge.syntax_rules import written_in
 
 _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
 _CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
@@ -28,7 +29,9 @@ _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')
 _INNER_CLASS = re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M)
 _MEMBER_VAR = re.compile(r"^(?:(?:@\w+(?:\([^)\n]*\))?|onready|export(?:\([^)\n]*\))?)[ \t]+)*var[ \t][^\n]*", re.M)
 """A script-level `var` line (column 0, with its annotations or Godot 3 keywords)."""
-_DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum)\s+([A-Za-z_]\w*)", re.M)
+_DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum|class)\s+([A-Za-z_]\w*)", re.M)
+_AUTOLOAD = re.compile(r"^\[autoload\]\s*$(.*?)(?=^\[|\Z)", re.M | re.S)
+_AUTOLOAD_NAME = re.compile(r"^([A-Za-z_]\w*)\s*=", re.M)
 _ASSIGN_NEW = re.compile(r"^[ \t]+(?:self[ \t]*\.[ \t]*)?([a-z_]\w*)[ \t]*=[ \t]*([A-Z]\w*)[ \t]*"
                          r"(?:\.[ \t]*new[ \t]*)?\(", re.M)
 """`image_texture = ImageTexture.new()` in a function body: a member assigned a constructed object."""
@@ -57,6 +60,11 @@ class ProjectContext:
     assigned_types: dict[str, dict[str, str]] = field(default_factory=dict)
     """Script path -> {member: class} for members its (or its bases') functions build as one `Class.new()`."""
     class_bases: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    autoloads: frozenset[str] = frozenset()
+    """Names project.godot's [autoload] section gives (`Camera`, `Scenes`): the project's own singletons."""
+    gdscript2: frozenset[str] = frozenset()
+    """Scripts written in GDScript 2 only grammar (an annotation, `await`, a lambda, ...) and none of GDScript 1's:
+    Godot 4 scripts, whose `func drop_data()` is a method of their own, not a Godot 3 callback."""
     """`class_name` -> (the engine class its script extends, the names that script and its bases declare)."""
     param_types: dict[str, ParamTypes] = field(default_factory=dict)
     """Script path -> {function: {untyped parameter: class}} from the script's own calls (`call_sites`)."""
@@ -169,8 +177,12 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
                     raw_extends.setdefault(path, cn.group(2))
         elif path.endswith((".tscn", ".tres")) and text:
             _scenes(path, text, ctx.scene_nodes, resolve)
+        elif path.rsplit("/", 1)[-1] == "project.godot" and text:
+            ctx.autoloads |= {n for section in _AUTOLOAD.findall(text) for n in _AUTOLOAD_NAME.findall(section)}
 
     own = {p: set(_DECLARES.findall(t or "")) for p, t in files.items() if p.endswith(".gd")}
+    ctx.gdscript2 = frozenset(p for p, t in files.items() if p.endswith(".gd") and t
+                              and written_in(lex(t).masked) == {"godot4"})
 
     def user_bases(path: str) -> list[str]:
         chain, cur = [], path

@@ -10,27 +10,16 @@ code, *strong* for an API use the judge resolved, and *weak* for a hint. The pro
 from __future__ import annotations
 
 from agent.judge.facts import CodeFacts
+from agent.judge.syntax_rules import GRAMMAR
 from agent.models import Chunk, Judgment
-
-GODOT3_GRAMMAR = frozenset({
-    "export_keyword", "onready_keyword", "tool_keyword", "setget", "yield", "rpc_keyword", "class_name_icon",
-    "super_dot_call", "init_super_args", "nodepath_literal",
-})
-"""Syntax rules whose match the GDScript 2 parser rejects (`agent.judge.syntax_rules` names)."""
-
-GODOT4_GRAMMAR = frozenset({
-    "annotation", "await", "typed_collection", "lambda", "super_call", "class_name_extends",
-})
-"""Syntax rules whose match the GDScript 1 parser rejects."""
 
 
 def signal_strength(judgment: Judgment, facts: CodeFacts, chunk: Chunk) -> str | None:
     """`decisive` | `strong` | `weak` for a godot3/godot4 judgment of `chunk`, None for a neutral one."""
     if judgment.version_signal == "neutral":
         return None
-    godot3 = judgment.version_signal == "godot3"
-    findings = facts.godot3 if godot3 else facts.godot4
-    grammar = GODOT3_GRAMMAR if godot3 else GODOT4_GRAMMAR
+    findings = facts.godot3 if judgment.version_signal == "godot3" else facts.godot4
+    grammar = GRAMMAR[judgment.version_signal]
     if any(f.kind == "syntax" and f.rule is not None and f.rule.name in grammar for f in findings):
         return "decisive"
     sure = [f for f in findings if not f.weak]

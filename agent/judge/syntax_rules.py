@@ -186,6 +186,21 @@ DIRECT_RULES: tuple[SyntaxRule, ...] = (
 )
 
 
+GRAMMAR: dict[str, frozenset[str]] = {
+    "godot3": frozenset({"export_keyword", "onready_keyword", "tool_keyword", "setget", "yield", "rpc_keyword",
+                         "class_name_icon", "super_dot_call", "init_super_args", "nodepath_literal"}),
+    "godot4": frozenset({"annotation", "await", "typed_collection", "lambda", "super_call", "class_name_extends"}),
+}
+"""The rules whose match the other version's parser rejects: GDScript 1 only (Godot 4 cannot load the script)
+and GDScript 2 only (Godot 3 cannot). What makes a signal decisive (`agent.judge.strength`)."""
+
+
+def written_in(masked: str) -> set[str]:
+    """The grammars ("godot3", "godot4") a script's masked text uses: an `export var` or an `@export`, ..."""
+    return {version for version, names in GRAMMAR.items()
+            if any(r.name in names and r.pattern.search(masked) for r in GDSCRIPT_RULES)}
+
+
 _FUNC_PARAMS = re.compile(r"\bfunc\s*[A-Za-z_]?\w*\s*\(([^)]*)\)")
 FOR_VARIABLE = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\b")
 

@@ -2,7 +2,7 @@
 
 A block runs from a `[header]` at depth 0 to the line before the next one, so multi-line
 values (arrays, dictionaries, strings) always stay whole: a `[` inside an open bracket or
-string never starts a block. `.uid`, `.gitignore` and `.gdignore` are one `text_block`.
+string never starts a block. (Intake never passes `.uid`, `.gitignore` and the like here: they are not judged.)
 
 `Chunk.extra` keys written here: `header` (the block's tag and attributes, e.g.
 `{"tag": "node", "name": "Player", "type": "Area2D"}`), `properties` (keys set in the block),
@@ -135,10 +135,7 @@ def chunk_direct(path: str, text: str) -> list[dict[str, Any]]:
         return []
     p = PurePosixPath(path)
     suffix = p.suffix.lower() if p.suffix else p.name.lower()
-    if suffix in (".uid", ".gitignore", ".gdignore") or p.name in (".gitignore", ".gdignore"):
-        blocks = [(0, len(lines) - 1, "text", "")]
-    else:
-        blocks = _blocks(lines)
+    blocks = _blocks(lines)
     is_project = p.name == "project.godot" or suffix == ".godot"
     summary = _project_summary(lines) if is_project else None
 

@@ -117,3 +117,24 @@ async def test_the_chunk_rate_is_measured_from_completed_runs(service, kb_settin
     rate, runs = await service.store.chunk_rate("evidence", min_chunks=1)
     assert rate > 0 and runs >= 1
     assert await service.store.chunk_rate("no-such-judge") is None
+
+
+async def test_a_godot4_scripts_own_method_named_like_a_godot3_callback_is_no_finding(service, kb_settings, tmp_path):
+    """KoBeWi/Metroidvania-System's editors: `func drop_data(...)` next to `@tool` is their own method."""
+    own = "@tool\nextends Control\n\n\nfunc drop_data(at_position: Vector2, data) -> void:\n\tprint(data)\n"
+    static = "extends EditorPlugin\n\n\nstatic func get_plugin_name() -> String:\n\treturn \"x\"\n"
+    _write(tmp_path, {"project.godot": PROJECT_4, "own.gd": own, "static.gd": static})
+    report = await service.analyze(intake_directory(tmp_path, settings=kb_settings))
+    signal = {(c["source_file"], c["chunk_kind"]): c["judgment"]["version_signal"] for c in report["chunks"]}
+    assert signal[("own.gd", "function")] != "godot3" and signal[("static.gd", "function")] != "godot3"
+    assert report["verdict"]["label"] == "godot4" and report["verdict"]["leftovers"] == []
+
+
+def test_a_gdignore_folder_is_not_part_of_the_project(kb_settings, tmp_path):
+    old = "extends Node\n\nexport var speed = 1\n"
+    _write(tmp_path, {"project.godot": PROJECT_4, "player.gd": PLAYER_4, "tests/old/.gdignore": "",
+                      "tests/old/legacy.gd": old})
+    files = {f.path: f for f in intake_directory(tmp_path, settings=kb_settings).expansion.files}
+    assert not files["tests/old/legacy.gd"].included
+    assert files["tests/old/legacy.gd"].reason.startswith("Godot ignores this folder (.gdignore in tests/old/)")
+    assert files["player.gd"].included

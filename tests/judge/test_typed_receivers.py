@@ -351,6 +351,10 @@ def test_an_override_of_a_callback_only_one_version_has():
     assert not _godot3(both, "func get_drag_data")
     assert not _godot3("extends Control\n\nfunc get_minimum_size():\n\treturn 1\n", "get_minimum_size")  # not virtual
     assert not _godot3("extends Node\n\nfunc get_drag_data(position):\n\treturn 1\n", "get_drag_data")
+    # a script in GDScript 2 grammar is a Godot 4 script: the old name is its own method (KoBeWi's editors)
+    own = "@tool\nextends Control\n\nfunc get_drag_data(at_position: Vector2):\n\treturn 1\n"
+    assert not _godot3(own, "func get_drag_data")
+    assert not _godot3("extends Control\n\nstatic func get_drag_data(p):\n\treturn 1\n", "get_drag_data")
 
 
 def _decide(code: str, needle: str):

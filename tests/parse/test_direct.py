@@ -85,10 +85,6 @@ def test_import_uid_and_ignore_files():
         ("import_section", "deps"),
         ("import_section", "params"),
     ]
-    uid = chunk_file(source("scripts/player.gd.uid", "uid://b1playerscr\n"))
-    assert [(c.chunk_kind, c.reference_candidates) for c in uid] == [("text_block", ["uid://b1playerscr"])]
-    ign = chunk_file(source(".gitignore", ".godot/\n*.tmp\n"))
-    assert [c.chunk_kind for c in ign] == ["text_block"]
 
 
 def test_parse_cache_reused_across_paths_and_prompts(monkeypatch):

@@ -27,7 +27,7 @@ PROMPT = "Is this Godot 3 or Godot 4?"
 def _fixture_chunks(base_settings) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for p in sorted(FIXTURES.rglob("*")):
-        if p.is_file() and p.suffix in (".gd", ".tscn", ".godot", ".import", ".uid", ".tres"):
+        if p.is_file() and p.suffix in (".gd", ".tscn", ".godot", ".import", ".tres"):
             rel = str(p.relative_to(FIXTURES))
             out[rel] = [c.model_dump(mode="json") for c in chunk_file(source(rel, p.read_text()))]
     for name in ("mini_dodge.txt", "enemy_g3.txt"):
