@@ -19,7 +19,8 @@ lines left out, differs from the Godot 4 function of the same name in the paired
 - `godot4_flagged`: Godot 4 functions judged godot3 (false alarms; each is listed).
 
 `--godot4-only DIR` adds Godot 4 projects written by others (`DIR/<project>/**.gd`, scenes beside
-them): every function judged godot3 there is a false alarm, and each is listed.
+them): every function judged godot3 there is a false alarm, and each is listed, with each project's verdict
+by the product's own rule (`agent.graph.verdict.decide_project`) over its scripts and project.godot.
 
     .venv/bin/python bench/ports.py DIR [DIR ...] [--godot4-only DIR] [--kb DIR] [--out FILE.json]
 """
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.detect import (PROMPT, _NoEmbedder, load_kb_without_embeddings, retrieve_all,  # noqa: E402
                           script_chunks, versioned_index)
+from agent.graph.verdict import decide_project, file_versions  # noqa: E402
 from agent.judge.base import JudgeInput  # noqa: E402
 from agent.judge.evidence import EvidenceJudge  # noqa: E402
 from agent.judge.facts import without_derived  # noqa: E402
@@ -76,7 +79,8 @@ async def _judge_side(files: dict[str, str], retriever, api, no_vectors: bool) -
                 res = await judge_and_validate(judge, inp, fallback=judge)
                 row[mode] = res.judgment.version_signal
                 if mode == "new":
-                    row["why"] = res.judgment.rationale[:300]
+                    row["why"], row["strength"] = res.judgment.rationale[:300], res.judgment.strength
+                    row["lines"] = (c.span.start_line, c.span.end_line)
             out[c.chunk_id] = row
     return out
 
@@ -135,15 +139,32 @@ async def run(dirs: list[Path], retriever, api, no_vectors: bool) -> dict:
 
 async def run_godot4_only(root: Path, retriever, api, no_vectors: bool) -> dict:
     """Godot 4 projects by others, each judged as one project: functions judged godot3 are false alarms."""
-    stats, hits = {"projects": 0, "functions": 0, "flagged": 0}, []
+    stats, hits, verdicts = {"projects": 0, "functions": 0, "flagged": 0}, [], {}
     for project in sorted(p for p in root.iterdir() if p.is_dir()):
         stats["projects"] += 1
-        for (path, name), fn in _functions(await _judge_side(_side(project), retriever, api, no_vectors)).items():
+        files = _side(project)
+        rows = await _judge_side(files, retriever, api, no_vectors)
+        verdicts[project.name] = _verdict(rows, files)
+        for (path, name), fn in _functions(rows).items():
             stats["functions"] += 1
             if fn["new"] == "godot3":
                 stats["flagged"] += 1
                 hits.append({"project": project.name, "path": path, "name": name, "why": fn["why"]})
-    return {"stats": stats, "hits": hits}
+    return {"stats": stats, "hits": hits, "verdicts": verdicts}
+
+
+def _verdict(rows: dict[str, dict], files: dict[str, str]) -> dict:
+    """The product's project verdict (`decide_project`) from the scripts' chunks and project.godot's config_version."""
+    configs = sorted((p for p in files if p.rsplit("/", 1)[-1] == "project.godot"), key=lambda p: (p.count("/"), p))
+    m = re.search(r"^\s*config_version\s*=\s*(\d+)", files[configs[0]], re.M) if configs else None
+    signals = {"config_version": int(m.group(1)), "suggests": "godot4" if int(m.group(1)) >= 5 else "godot3"} if m else {}
+    done = [{"chunk_id": cid, "source_file": r["path"], "status": "done", "version_signal": r["new"],
+             "start_line": r["lines"][0], "end_line": r["lines"][1],
+             "judgment": {"strength": r.get("strength"), "rationale": r.get("why", "")}} for cid, r in rows.items()]
+    decided = decide_project(file_versions(done, [{"path": p, "kind": "gdscript"} for p in files if p.endswith(".gd")]),
+                             signals)
+    return {"label": decided["label"], "basis": decided["basis"], "leftovers": len(decided["leftovers"]),
+            "godot3_files": decided["godot3_files"]}
 
 
 def _share(a: int, b: int) -> str:
@@ -190,6 +211,10 @@ def main() -> int:
         print(f"Godot 4 projects by others: {g['projects']}, functions flagged: {_share(g['flagged'], g['functions'])}")
         for h in res["godot4_only"]["hits"]:
             print(f"godot4-only hit: {h['project']}/{h['path']}:{h['name']}: {h['why'][:200]}")
+        for name, v in res["godot4_only"]["verdicts"].items():  # scripts only: scenes are not judged here
+            print(f"godot4-only verdict: {name}: {v['label']} ({v['basis'] or 'nothing decisive'}), "
+                  f"leftovers {v['leftovers']}" + (f", Godot 3 scripts {v['godot3_files'][:3]}" if v["godot3_files"]
+                                                    else ""))
     if args.out:
         args.out.write_text(json.dumps(res, indent=1))
     return 0

@@ -14,6 +14,7 @@ Nothing is committed of the projects; `--sources FILE` (a TSV with `dir` and `re
 names where each came from in the output.
 
     .venv/bin/python bench/projects.py DIR [--baseline REV] [--only NAME ...] [--out FILE.json]
+    .venv/bin/python bench/projects.py FILE.json --again     # print a saved run again
 """
 
 from __future__ import annotations
@@ -113,7 +114,16 @@ def main() -> int:
     ap.add_argument("--sources", type=Path, help="TSV naming each project's repository and commit")
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--again", action="store_true", help="print ROOT (an --out JSON of an earlier run) again")
     args = ap.parse_args()
+    if args.again:
+        rows = json.loads(args.root.read_text(encoding="utf-8"))
+        labels = [k for k in rows[0] if isinstance(rows[0][k], dict)] if rows else []
+        for row in rows:
+            for label in labels:
+                print_line(row, label)
+        print_summary(rows, labels)
+        return 0
     trees: list[tuple[str, Path]] = [("this tree", ROOT)]
     keep = None
     if args.baseline:
@@ -127,33 +137,43 @@ def main() -> int:
             row = {"project": project.name, "side": side, "repo": src.get("repo", ""), "commit": src.get("commit", "")}
             for label, tree in trees:
                 row[label] = summarise(analyse(tree, project, args.timeout), side)
-                s = row[label]
-                print(f"{project.name:<44} {side:<5} {label:<22} {s.get('verdict') or s.get('status'):<9} "
-                      f"{'ok' if s['correct'] else 'WRONG':<5} chunks={s.get('chunks', '-')!s:<6} "
-                      f"g3={len(s.get('godot3_chunks') or [])!s:<4} {s['seconds']:>7.1f}s  "
-                      f"{s.get('basis') or s.get('reason') or s.get('stderr') or ''}",
-                      flush=True)
+                print_line(row, label)
             rows.append(row)
     finally:
         if keep is not None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(trees[0][1])],
                            capture_output=True)
             keep.cleanup()
+    print_summary(rows, [label for label, _ in trees])
+    if args.out:
+        args.out.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    return 0
+
+
+def print_line(row: dict, label: str) -> None:
+    s = row[label]
+    print(f"{row['project']:<44} {row['side']:<5} {label:<22} {s.get('verdict') or s.get('status'):<9} "
+          f"{'ok' if s['correct'] else 'WRONG':<5} chunks={s.get('chunks', '-')!s:<6} "
+          f"g3={len(s.get('godot3_chunks') or [])!s:<4} leftovers={s.get('leftovers', '-')!s:<4} "
+          f"notes={s.get('notes', '-')!s:<4} {s['seconds']:>7.1f}s  "
+          f"{s.get('basis') or s.get('reason') or s.get('stderr') or ''}", flush=True)
+
+
+def print_summary(rows: list[dict], labels: list[str]) -> None:
     print("\nsummary")
-    for label, _ in trees:
+    for label in labels:
         done = [r[label] for r in rows]
         right = sum(1 for s in done if s["correct"])
         g4 = [s for r, s in zip(rows, done) if r["side"] == "g4"]
         print(f"  {label}: {right}/{len(done)} projects right; Godot 4 projects right "
               f"{sum(1 for s in g4 if s['correct'])}/{len(g4)}; Godot 3 chunks in Godot 4 projects "
-              f"{sum(len(s.get('godot3_chunks') or []) for s in g4)}; files of other types judged "
+              f"{sum(len(s.get('godot3_chunks') or []) for s in g4)} (leftovers to check in code "
+              f"{sum(s.get('leftovers') or 0 for s in g4)}, files with notes {sum(s.get('notes') or 0 for s in g4)})"
+              f"; files of other types judged "
               f"{sum(len(s.get('judged_not_godot') or []) for s in done)}; time {sum(s['seconds'] for s in done):.0f}s")
     print("\nsources")
     for r in rows:
         print(f"  {r['side']}/{r['project']}: {r['repo'] or '(local)'} {r['commit']}")
-    if args.out:
-        args.out.write_text(json.dumps(rows, indent=1), encoding="utf-8")
-    return 0
 
 
 if __name__ == "__main__":

@@ -125,11 +125,19 @@ async def _drive(
         await remember(svc, report.get("prompt") or title, report["answer"]["markdown"])
 
 
+ESTIMATE_FROM = 100
+"""Chunks from which the progress message says the expected time (a snippet is done before it could be read)."""
+
+
 async def analyze(intake: Any, title: str, thread_name: str | None = None) -> None:
     """A new run for this thread's user, streamed into the chat."""
+    from agent.limits import expected_time
+
     svc = await runtime.service()
     run_id = f"ui-{uuid.uuid4().hex[:12]}"
     cl.user_session.set("run_id", run_id)
+    if getattr(intake, "chunks", 0) >= ESTIMATE_FROM:  # a project: say up front about how long it takes
+        title = f"{title} — {expected_time(intake.chunks, await svc.store.chunk_rate(runtime.settings().judge))}"
     await _drive(title, lambda cb: svc.analyze(intake, run_id=run_id, owner=_user(), on_event=cb), thread_name)
 
 

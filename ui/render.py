@@ -121,7 +121,30 @@ def verdict_markdown(report: Mapping[str, Any]) -> str:
     if verdict.get("summary"):
         # Only the headline: the items and exclusions the summary goes on to list get their own tables.
         out += ["", str(verdict["summary"]).strip().splitlines()[0]]
+    out += _verdict_files_markdown(verdict)
     return "\n".join(out)
+
+
+def _verdict_files_markdown(verdict: Mapping[str, Any], limit: int = 20) -> list[str]:
+    """What the verdict rests on, by file: scripts only Godot 3 loads (mixed), leftovers to check, notes."""
+    out: list[str] = []
+    if verdict.get("label") == "mixed" and verdict.get("godot3_files"):
+        files = verdict["godot3_files"]
+        out += ["", f"**Scripts only Godot 3 loads ({len(files)}):** "
+                + ", ".join(f"`{_esc(p)}`" for p in files[:limit]) + (" …" if len(files) > limit else "")]
+    leftovers = verdict.get("leftovers") or []
+    if leftovers:
+        out += ["", f"**Godot 3 leftovers to check ({len(leftovers)}):**"]
+        out += [f"- {_esc(chunk_label(x.get('source_file') or '', x.get('start_line'), x.get('end_line')))}: "
+                f"{_esc(str(x.get('why') or '')[:200])}" for x in leftovers[:limit]]
+        if len(leftovers) > limit:
+            out.append(f"- …and {len(leftovers) - limit} more in the JSON report.")
+    notes = verdict.get("notes") or []
+    if notes:
+        out += ["", f"**Notes ({len(notes)}):** " + "; ".join(
+            f"`{_esc(n.get('source_file'))}` {_esc(n.get('note'))}" for n in notes[:limit])
+            + (" …" if len(notes) > limit else "")]
+    return out
 
 
 def _item_location(item: Mapping[str, Any]) -> str:

@@ -269,11 +269,22 @@ _OWN_NAME_RULES = {"rect_properties", "tween_node", "xform"}
 
 
 def _own_name_match(f: Finding, facts: CodeFacts, project: ProjectContext | None, scan: str) -> bool:
-    """The rule matched a name the chunk declares as a variable or the project declares itself."""
+    """The rule matched a name the chunk declares as a variable or the project declares itself, or a key of a
+    Dictionary (`size.rect_size` on `var size := {}`): none is the engine member the rule is about."""
     m = re.search(r"(rect_\w+|interpolate_\w+|xform\w*)\b", f.text)
     name = m.group(1) if m else ""
-    return bool(name) and (name in declared_variables(scan) or name in facts.declared
-                           or _project_declares(project, name))
+    if not name:
+        return False
+    before = scan[: f.start + f.text.find(name)].rstrip()
+    if before.endswith(".") and facts.scope is not None and _is_dictionary(
+            receiver_type(facts.lexed.text, scan, len(before) - 1, facts.scope)):
+        return True
+    return name in declared_variables(scan) or name in facts.declared or _project_declares(project, name)
+
+
+def _is_dictionary(receiver: str | None) -> bool:
+    """A Dictionary's `.key` reads a key, never a class member (in either version)."""
+    return bool(receiver) and type_label(receiver) == "Dictionary"
 
 
 def _project_declares(project: ProjectContext | None, name: str) -> bool:
@@ -360,8 +371,8 @@ def _api_findings(facts: CodeFacts, evidence: EvidenceBundle, project: ProjectCo
             if "." not in source and _own_name(facts, member, receiver) \
                     and _declared_as_member(masked, member):
                 continue  # the script's own function; a local `var instance = scene.instance()` is no method
-            if _defined_in_4(facts, project, receiver, member, role):
-                continue
+            if _defined_in_4(facts, project, receiver, member, role) or (role == "property" and _is_dictionary(receiver)):
+                continue  # still a 4.x member there, or a Dictionary's key (`colors.green` on `var colors := {}`)
             if md.get("documented_in_godot4") and (not _gone_from(project, receiver, member, role)
                                                    or member in (project.declared.get(chunk_file) or ())):
                 continue  # some 4.x class still has the name; or the script's own `func update()` may be it

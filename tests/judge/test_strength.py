@@ -42,3 +42,8 @@ def _strengths(code: str) -> list[tuple[str, str | None]]:
 ])
 def test_strength_of_each_kind_of_signal(code, expected):
     assert _strengths(code)[-1] == expected
+
+
+def test_a_local_named_like_a_godot3_property_is_no_godot3_syntax():
+    code = "extends Node\n\nfunc f():\n\tvar rect_position := Vector2.ZERO\n\trect_position.x += 1\n"
+    assert _strengths(code)[-1] == ("neutral", None)

@@ -700,3 +700,9 @@ def test_an_object_and_method_name_pair_on_an_unknown_receiver_is_godot_3():
     assert [(f.name, f.text) for f in found] == [("call_form", 'sort_custom(self, "by_y")'),
                                                 ("call_form", 'sort_custom(Sorter, "by_x")')]
     assert found[0].rule.new == "Array.sort_custom(func: Callable)"
+
+
+def test_a_dictionary_key_is_never_a_class_member():
+    """`size.rect_size` on `var size := {}` reads a key: no rect_* rule, no rename (dev: dialogic, Pixelorama)."""
+    code = "extends Node\n\nfunc f():\n\tvar size := {}\n\tprint(size.rect_size)\n"
+    assert not _facts(code, "size.rect_size")[2].godot3

@@ -185,3 +185,15 @@ def test_cli_text_prints_the_checked_answer_not_the_draft_code():
     assert "move_and_slide(velocity)" not in render_text(base) and "This is Godot 3 code." in render_text(base)
     checked = {**base, "answer": {"markdown": "이 코드는 Godot 3입니다.\n```gdscript\nmove_and_slide()\n```"}}
     assert "이 코드는 Godot 3입니다." in render_text(checked) and "move_and_slide()" in render_text(checked)
+
+
+def test_a_godot4_verdict_lists_its_leftovers_and_notes():
+    report = {"run_id": "r5", "status": "completed", "files": [{"path": "menu.gd"}], "chunks": [CHUNK],
+              "verdict": {"label": "godot4", "migration_required": True, "summary": "Verdict godot4.",
+                          "counts": {"godot3": 1, "godot4": 3, "neutral": 0},
+                          "leftovers": [{"source_file": "menu.gd", "start_line": 5, "end_line": 6,
+                                         "chunk_id": "c", "why": "`window_title` is Godot 3 API"}],
+                          "notes": [{"source_file": "level.tscn", "note": "not re-saved since Godot 3 (format=2)"}]}}
+    text = final_markdown(report)
+    assert "Godot 3 leftovers to check (1)" in text and "window_title" in text
+    assert "`level.tscn` not re-saved since Godot 3 (format=2)" in text
