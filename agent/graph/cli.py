@@ -331,8 +331,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     async def analyze(service: Any, progress: _Progress | None) -> dict[str, Any]:
         await _warn_if_kb_empty(service)
-        if intake.chunks:
-            _err(expected_time(intake.chunks, await service.store.chunk_rate(args.judge or settings.judge)))
+        if intake.chunks:  # above the progress bar, not on its line
+            estimate = expected_time(intake.chunks, await service.store.chunk_rate(args.judge or settings.judge))
+            if progress is not None:
+                progress.bar.write(f"godot-rag: {estimate}", file=sys.stderr)
+            else:
+                _err(estimate)
         return await service.analyze(intake, run_id=run_id, judge=args.judge, owner=args.owner, on_event=progress)
 
     try:

@@ -54,6 +54,8 @@ def test_cli_analyze_show_export_runs(kb_db_factory, tmp_path):
     assert ev and all(set(e) >= {"table", "record_id", "title", "score", "symbol", "source_url", "source_api",
                                  "target_api"} for e in ev)
     assert "analyze" in done.stderr or "chunk" in done.stderr  # progress went to stderr
+    # the chunk count and the expected time, said at intake (a fresh database has no measured rate yet)
+    assert f"godot-rag: {len(report['chunks'])} chunks to judge" in done.stderr
 
     shown = _cli(settings, "show", "cli-1", "--format", "json")
     assert shown.returncode == 0, shown.stderr
