@@ -290,10 +290,7 @@ def _is_dictionary(receiver: str | None) -> bool:
 def _project_declares(project: ProjectContext | None, name: str) -> bool:
     """The project names `name` itself: a script's function, variable, constant, signal, enum or inner class,
     a `class_name`, or an autoload (open-rpg's `Camera`, Pixelorama's `enum Tabs`)."""
-    if project is None:
-        return False
-    return name in project.autoloads or name in project.class_names \
-        or any(name in names for names in project.declared.values())
+    return project is not None and name in project.own_names
 
 
 def _engine_class_before(masked: str, dot: int, api, declared: set[str]) -> bool:

@@ -65,6 +65,8 @@ class ProjectContext:
     gdscript2: frozenset[str] = frozenset()
     """Scripts written in GDScript 2 only grammar (an annotation, `await`, a lambda, ...) and none of GDScript 1's:
     Godot 4 scripts, whose `func drop_data()` is a method of their own, not a Godot 3 callback."""
+    own_names: frozenset[str] = frozenset()
+    """Every name the project gives itself: what its scripts declare, its `class_name`s and its autoloads."""
     """`class_name` -> (the engine class its script extends, the names that script and its bases declare)."""
     param_types: dict[str, ParamTypes] = field(default_factory=dict)
     """Script path -> {function: {untyped parameter: class}} from the script's own calls (`call_sites`)."""
@@ -228,6 +230,7 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
             ctx.class_bases[name] = (ctx.extends[path], ctx.declared.get(path, frozenset()))
     ctx.class_names = frozenset(class_names) | frozenset(
         n for p, t in files.items() if p.endswith(".gd") for n in _INNER_CLASS.findall(t or ""))
+    ctx.own_names = frozenset().union(*own.values(), ctx.class_names, ctx.autoloads)
     return ctx
 
 

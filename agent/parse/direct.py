@@ -144,9 +144,7 @@ def chunk_direct(path: str, text: str) -> list[dict[str, Any]]:
     counters: dict[str, int] = {}
     for first, last, tag, rest in blocks:
         attrs = _attrs(rest)
-        if tag == "text":
-            kind, name = "text_block", None
-        elif tag is None:
+        if tag is None:
             kind, name = (
                 ("config_preamble", None) if suffix in (".godot", ".cfg", ".import") else ("text_block", None)
             )
@@ -171,7 +169,7 @@ def chunk_direct(path: str, text: str) -> list[dict[str, Any]]:
         symbols += re.findall(r'\btype\s*=\s*"(\w+)"', code)
         refs = list(dict.fromkeys(_RES_REF.findall(code)))
         calls: list[str] = []
-        extra: dict[str, Any] = {"header": {"tag": tag, **attrs} if tag not in (None, "text") else None}
+        extra: dict[str, Any] = {"header": {"tag": tag, **attrs} if tag is not None else None}
         extra["properties"] = list(dict.fromkeys(body_keys))
         if tag == "connection" and attrs.get("method"):
             calls.append(attrs["method"])
