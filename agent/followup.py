@@ -22,6 +22,7 @@ from agent.answer.inputs import AnswerInput, evidence_pool
 from agent.answer.phrases import answer_language, phrase
 from agent.answer.template import Citations, add_api_docs, change_lines, explain_chunk_lines, sources_lines, where, \
     why_lines
+from agent.judge.project import ProjectContext, knowledge_context
 from agent.models import EvidenceBundle, RetrieverQuery
 
 ChunkDict = Mapping[str, Any]
@@ -147,6 +148,8 @@ class FollowupContext:
     """path -> file text, for a whole-file Godot 4 version."""
     retrieve: Retrieve | None = None
     props: InheritedProperties | None = None
+    kb: ProjectContext | None = None
+    """The knowledge base as a context (`project.knowledge_context`): suggested code is judged on its model."""
     dimension: str = "unknown"
     history: list[tuple[str, str]] = field(default_factory=list)
 
@@ -171,7 +174,7 @@ def checked_code(code: str | None, ctx: FollowupContext) -> tuple[str | None, li
         return None, []
     fixed = drop_inherited_zero_vars(code, ctx.props)
     failures = code_failures(fixed if fixed is not None else code, retrieve=ctx.retrieve, dimension=ctx.dimension,
-                             props=ctx.props)
+                             props=ctx.props, kb=ctx.kb)
     return (None, failures) if failures or fixed is None else (fixed, [])
 
 
@@ -319,6 +322,7 @@ async def followup_context(service: Any, run_id: str, question: str,
         report=report, chunk_texts=texts, contents=await load_docs_contents(store.pool, docs_ids(report["chunks"])),
         file_texts=file_texts, retrieve=retriever.retrieve if retriever is not None else None,
         props=InheritedProperties(retriever.pool) if retriever is not None else None,
+        kb=await asyncio.to_thread(knowledge_context, retriever) if retriever is not None else None,
         dimension=detect_project_dimension(chunks), history=list(history or []),
     )
 

@@ -146,14 +146,16 @@ class _NoEmbedder:
         raise RuntimeError("no embeddings in a --kb bench database")
 
 
-def load_kb_without_embeddings(settings: Settings, kb: Path) -> Settings:
-    """A fresh `<name>_detect` database with the index, mappings and prototypes of `kb` (bench only)."""
+def load_kb_without_embeddings(settings: Settings, kb: Path, database: str | None = None, *,
+                               docs: bool = True) -> Settings:
+    """A fresh database (`database`, by default `<name>_detect`) with the index, mappings and prototypes
+    of `kb`, and (`docs`) the docs of the product's database when it has them (bench only)."""
     from agent.apiindex import store_index
     from agent.ingest.pipeline import _read_api_index
     from agent.ingest.store import upsert_mappings, upsert_prototypes
     from agent.storage import connection, migrate
 
-    target = settings.with_(database_name=f"{settings.database_name}_detect")
+    target = settings.with_(database_name=database or f"{settings.database_name}_detect")
     with connection(settings) as conn:
         conn.autocommit = True
         conn.execute(f'DROP DATABASE IF EXISTS "{target.database_name}" WITH (FORCE)')
@@ -166,7 +168,40 @@ def load_kb_without_embeddings(settings: Settings, kb: Path) -> Settings:
         store_index(conn, entries, classes)
         upsert_mappings(conn, mappings, {})
         upsert_prototypes(conn, protos, {})
+    if docs:
+        _copy_docs(settings, target)
     return target
+
+
+_DOCS_TABLES = {
+    "docs_pages": "source_file, source_url, source_sha256, converter_version, chunk_count, ingested_at",
+    "docs_chunks": "chunk_id, doc_version, source_url, source_file, source_sha256, doc_type, symbol, section_path,"
+                   " heading, content, code_blocks, api_symbols, metadata, search_text, embedding, search_tsv",
+}
+
+
+def _copy_docs(source: Settings, target: Settings) -> int:
+    """The docs pages and chunks of the product's own database, copied as they are (a product run cites
+    them: reference pages by symbol, the docs a mapping names). Without them a finding the product would
+    back with a page is downgraded here for want of evidence. The vector index is dropped: the bench reads
+    no vectors. Returns the chunks copied (0 when the source database has none or cannot be read)."""
+    from agent.storage import connection
+
+    try:
+        with connection(source) as src, connection(target) as dst:
+            if not src.execute("SELECT to_regclass('godot_rag.docs_chunks') AS t").fetchone()["t"]:
+                return 0
+            dst.execute("DROP INDEX IF EXISTS godot_rag.docs_chunks_embedding_hnsw")
+            for table, cols in _DOCS_TABLES.items():
+                with src.cursor().copy(f"COPY (SELECT {cols} FROM godot_rag.{table}) TO STDOUT") as out, \
+                        dst.cursor().copy(f"COPY godot_rag.{table} ({cols}) FROM STDIN") as into:
+                    for block in out:
+                        into.write(block)
+            dst.commit()
+            return dst.execute("SELECT count(*) AS n FROM godot_rag.docs_chunks").fetchone()["n"]
+    except Exception as exc:  # a bench without the product's docs still runs, on mappings alone
+        print(f"docs not copied: {exc}", file=sys.stderr)
+        return 0
 
 
 def versioned_index(retriever):

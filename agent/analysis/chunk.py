@@ -81,8 +81,8 @@ def chunk_result(found: Retrieved, outcome: JudgeOutcome, judge_ms: float) -> di
     return {
         "query": found.query.model_dump(mode="json", exclude={"raw_chunk_text"}),
         "query_terms": list(found.query.query_terms),
-        "evidence": [evidence_view(h) for h in found.bundle.all_hits()],
-        "retrieval_scores": found.bundle.retrieval_scores,
+        "evidence": [evidence_view(h) for h in (outcome.evidence or found.bundle).all_hits()],
+        "retrieval_scores": (outcome.evidence or found.bundle).retrieval_scores,
         "judgment": outcome.judgment.model_dump(mode="json"),
         "judge_kind": outcome.judge_kind,
         "model": outcome.model,

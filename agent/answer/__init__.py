@@ -17,6 +17,7 @@ from agent.answer.llm import TokenSink
 from agent.answer.model import Answer, Citation
 from agent.answer.template import add_api_docs
 from agent.answer.writer import write_answer
+from agent.judge.project import knowledge_context
 from agent.settings import Settings
 
 __all__ = ["Answer", "AnswerInput", "Citation", "answer_run", "run_input", "write_answer"]
@@ -46,5 +47,6 @@ async def answer_run(store: Any, report: Mapping[str, Any], *, settings: Setting
     if retriever is not None and inp.task_type in ("explain", "general"):
         await asyncio.to_thread(add_api_docs, inp, retriever.retrieve)
     props = InheritedProperties(retriever.pool) if retriever is not None else None
+    kb = await asyncio.to_thread(knowledge_context, retriever) if retriever is not None else None
     return await write_answer(inp, settings=settings, retrieve=retriever.retrieve if retriever is not None else None,
-                              props=props, on_token=on_token)
+                              props=props, on_token=on_token, kb=kb)

@@ -18,11 +18,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agent import changes
 from agent.answer.model import Answer
 from agent.judge.base import JudgeInput
 from agent.judge.dimension import dimension_of_name
 from agent.judge.evidence import EvidenceJudge
-from agent.judge.facts import code_facts
+from agent.judge.exact_rows import with_exact_rows
+from agent.judge.project import ProjectContext, snippet_context
 from agent.judge.lexer import identifiers, lex
 from agent.judge.recommend import recommendation_failures
 from agent.models import Chunk, EvidenceBundle, Judgment, SourceFile
@@ -32,8 +34,9 @@ _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _EXTENDS = re.compile(r"^extends\s+([A-Za-z_]\w*)", re.M)
 _MEMBER_VAR = re.compile(r"^(?:@\w+(?:\([^)\n]*\))?\s+)*var\s+([A-Za-z_]\w*)", re.M)
 _ZERO_INIT = re.compile(r"=\s*Vector[23]\s*(?:\.\s*ZERO\b|\(\s*\))\s*$")
-# Godot 3 only members that have no one-to-one api_mapping row (names are facts, not docs prose).
-GODOT3_MEMBERS = {"idle_frame": "process_frame"}
+# Godot 3 only members that have no one-to-one api_mapping row: the `godot3_member` rows of
+# agent/data/changes/renames.json (names are facts, not docs prose).
+GODOT3_MEMBERS = changes.renamed(rule="godot3_member")
 _INHERITS = re.compile(r"Inherits:\s*((?:[A-Za-z_]\w*\s*<\s*)*[A-Za-z_]\w*)")
 
 Retrieve = Callable[[Any], EvidenceBundle]
@@ -165,20 +168,27 @@ def _member_failures(code: str) -> list[str]:
 
 
 def code_failures(code: str, *, retrieve: Retrieve | None, dimension: str = "unknown",
-                  props: InheritedProperties | None = None, prompt: str = "") -> list[str]:
-    """Parse the suggested code, judge each chunk again with fresh evidence: it must hold no Godot 3 signal."""
+                  props: InheritedProperties | None = None, prompt: str = "", kb: ProjectContext | None = None) -> list[str]:
+    """Parse the suggested code, judge each chunk again with fresh evidence: it must hold no Godot 3 signal.
+
+    With `kb` (`project.knowledge_context`) the code is judged like a run's chunks: on its script model,
+    with every mapping row it names, so the judge and this check never disagree about what code contains.
+    """
     from agent.parse import chunk_file
     from agent.retrieve.query import build_retriever_query, split_trace
 
     failures = _member_failures(code) + _dimension_failures(code, dimension) + inherited_failures(code, props)
     judge = EvidenceJudge()
-    chunks: list[Chunk] = chunk_file(_source(code))
+    source = _source(code)
+    project = snippet_context(source.path, code, kb)
+    chunks: list[Chunk] = chunk_file(source)
     for chunk in chunks:
         query = build_retriever_query(prompt or "Godot 4", chunk)
         bundle = retrieve(query) if retrieve is not None else EvidenceBundle(query_id="none", task_type="version_check")
-        inp = JudgeInput(prompt=prompt, trace=split_trace(chunk, "suggested"), chunk=chunk, evidence=bundle,
-                         project_dimension=dimension if dimension in ("2d", "3d") else "unknown")
-        facts = code_facts(chunk, bundle)
+        inp = with_exact_rows(JudgeInput(prompt=prompt, trace=split_trace(chunk, "suggested"), chunk=chunk,
+                                         evidence=bundle, project=project,
+                                         project_dimension=dimension if dimension in ("2d", "3d") else "unknown"))
+        facts = inp.facts
         j = judge.decide(inp)
         if j.version_signal == "godot3":
             failures.append(f"suggested_code_godot3: line {chunk.span.start_line}: {j.rationale[:160]}")
@@ -189,7 +199,8 @@ def code_failures(code: str, *, retrieve: Retrieve | None, dimension: str = "unk
 
 
 def check_answer(answer: Answer, *, retrieved: set[str], retrieve: Retrieve | None, dimension: str = "unknown",
-                 props: InheritedProperties | None = None, checked: frozenset[str] = frozenset()) -> list[str]:
+                 props: InheritedProperties | None = None, checked: frozenset[str] = frozenset(),
+                 kb: ProjectContext | None = None) -> list[str]:
     """Every rule of the module docstring on one answer; [] means it may be shown.
 
     `checked` holds code already validated by `code_failures` (not judged twice).
@@ -200,5 +211,5 @@ def check_answer(answer: Answer, *, retrieved: set[str], retrieve: Retrieve | No
         blocks.append(answer.suggested_code)
     done = {c.strip() for c in checked}
     for block in [b for b in blocks if b.strip() not in done]:
-        failures += code_failures(block, retrieve=retrieve, dimension=dimension, props=props)
+        failures += code_failures(block, retrieve=retrieve, dimension=dimension, props=props, kb=kb)
     return failures

@@ -15,6 +15,7 @@ from typing import Any
 from agent.answer.check import CITE, InheritedProperties, Retrieve, check_answer, code_blocks, code_failures, \
     drop_inherited_zero_vars
 from agent.answer.inputs import AnswerInput
+from agent.judge.project import ProjectContext
 from agent.answer.llm import AnswerLLMError, LLMAnswerWriter, TokenSink
 from agent.answer.model import Answer
 from agent.answer.phrases import phrase
@@ -34,15 +35,15 @@ def candidate_code(inp: AnswerInput) -> str | None:
 
 
 def validated_code(code: str | None, *, retrieve: Retrieve | None, dimension: str,
-                   props: InheritedProperties | None) -> tuple[str | None, list[str]]:
+                   props: InheritedProperties | None, kb: ProjectContext | None = None) -> tuple[str | None, list[str]]:
     """(code that passes the code rules or None, the failures found on the way)."""
     if not code:
         return None, []
     fixed = drop_inherited_zero_vars(code, props)
     if fixed is None:
         return None, [f"suggested code dropped: {f}" for f in code_failures(code, retrieve=retrieve,
-                                                                              dimension=dimension, props=props)]
-    failures = code_failures(fixed, retrieve=retrieve, dimension=dimension, props=props)
+                                                                              dimension=dimension, props=props, kb=kb)]
+    failures = code_failures(fixed, retrieve=retrieve, dimension=dimension, props=props, kb=kb)
     if failures:
         return None, [f"suggested code dropped: {f}" for f in failures]
     return fixed, []
@@ -63,15 +64,15 @@ def _finish_llm(answer: Answer) -> Answer:
 
 async def write_answer(inp: AnswerInput, *, settings: Settings, retrieve: Retrieve | None,
                        props: InheritedProperties | None = None, on_token: TokenSink | None = None,
-                       writer: Any = None) -> Answer:
+                       writer: Any = None, kb: ProjectContext | None = None) -> Answer:
     """The validated answer for `inp` (see module docstring)."""
     retrieved = set(inp.evidence)
     code, code_notes = await asyncio.to_thread(validated_code, candidate_code(inp), retrieve=retrieve,
-                                               dimension=inp.dimension, props=props)
+                                               dimension=inp.dimension, props=props, kb=kb)
     template = write_template(inp, code=code)
     checked = frozenset({code} if code else ())
     failures = await asyncio.to_thread(check_answer, template, retrieved=retrieved, retrieve=retrieve,
-                                       dimension=inp.dimension, props=props, checked=checked)
+                                       dimension=inp.dimension, props=props, checked=checked, kb=kb)
     if failures:  # the template's own code failed in context: show the answer without it
         log.warning("template answer failed validation: %s", failures[0])
         template = write_template(inp, code=None)
@@ -86,7 +87,7 @@ async def write_answer(inp: AnswerInput, *, settings: Settings, retrieve: Retrie
         log.info("llm answer fell back: %s", exc.reason)
         return template.model_copy(update={"fallback_reason": exc.reason})
     rejected = await asyncio.to_thread(check_answer, answer, retrieved=retrieved, retrieve=retrieve,
-                                       dimension=inp.dimension, props=props, checked=checked)
+                                       dimension=inp.dimension, props=props, checked=checked, kb=kb)
     if rejected:
         log.info("llm answer rejected: %s", rejected[0])
         return template.model_copy(update={"fallback_reason": f"validation: {rejected[0]}",

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.apiindex import V3, V4, ApiEntry, ApiIndex, ClassEntry, rows_from_chunks, store_index
+from agent.retrieve.mapping_table import clear_cache as clear_mapping_tables
 from agent.embeddings import Embedder, get_embedder
 from agent.ingest.check import retrieval_check
 from agent.ingest.chunks import CONVERTER_VERSION, Page, page_chunks
@@ -408,6 +409,7 @@ def load_jsonl(
             progress, summary, generated["label_prototypes"],
         )
         summary.timings["mappings_prototypes"] = time.perf_counter() - t2
+        clear_mapping_tables()  # the judge's exact rows are read again from the new api_mapping
         index_rows = _read_api_index(out_dir / API_INDEX_FILE)
         if index_rows is not None:
             ids = {c["chunk_id"] for c in chunks}

@@ -33,6 +33,8 @@ class JudgeInput:
     project: ProjectContext | None = None
     """Extends chains, scene node types and the API index of both versions (`agent/judge/project.py`);
     None judges the chunk on its own, without receiver resolution."""
+    exact_rows_added: bool = False
+    """The evidence already holds every mapping row the findings cite (`agent.judge.exact_rows`)."""
 
     @cached_property
     def facts(self) -> CodeFacts:
@@ -59,6 +61,8 @@ class JudgeOutcome:
     """HTTP calls made to the LLM endpoint for this chunk (0 on a cache hit or with the evidence judge)."""
     cached: bool = False
     """True when the LLM judgment came from the cache."""
+    evidence: EvidenceBundle | None = None
+    """The evidence judged: the retrieved rows plus every mapping row a finding rests on (stored with the result)."""
 
 
 class JudgeError(Exception):

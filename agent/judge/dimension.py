@@ -5,27 +5,31 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from agent import changes
 from agent.judge.base import ProjectDimension
 from agent.models import Chunk
 
-# Godot 3 names without the 2D/3D suffix that are 3D nodes.
-_GODOT3_3D = {
-    "Spatial", "KinematicBody", "RigidBody", "StaticBody", "Area", "Camera", "MeshInstance",
-    "CollisionShape", "CollisionPolygon", "RayCast", "Skeleton", "VehicleBody", "SpatialMaterial",
-}
 _SUFFIXED = re.compile(r"\b[A-Z][A-Za-z]*?([23])D\b")
+
+
+def _suffix_dimension(name: str) -> ProjectDimension:
+    m = _SUFFIXED.fullmatch(name)
+    return ("2d" if m.group(1) == "2" else "3d") if m else "unknown"
+
+
+# Godot 3 class names without the 2D/3D suffix whose Godot 4 name has it (`Spatial` -> `Node3D`): read from the
+# class renames of agent/data/changes/renames.json (this module has no API index at hand).
+_GODOT3_UNSUFFIXED: dict[str, ProjectDimension] = {
+    r.old: _suffix_dimension(r.new) for r in changes.renames()
+    if r.kind == "class" and _suffix_dimension(r.old) == "unknown" and _suffix_dimension(r.new) != "unknown"}
+_GODOT3_3D = frozenset(name for name, dim in _GODOT3_UNSUFFIXED.items() if dim == "3d")
 _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*)", re.MULTILINE)
 _NODE_TYPE = re.compile(r'\btype\s*=\s*"([A-Za-z_]\w*)"')
 
 
 def dimension_of_name(name: str) -> ProjectDimension:
     """`CharacterBody3D`/`Spatial` -> 3d, `Area2D` -> 2d, else unknown."""
-    if name in _GODOT3_3D:
-        return "3d"
-    m = _SUFFIXED.fullmatch(name)
-    if m:
-        return "2d" if m.group(1) == "2" else "3d"
-    return "unknown"
+    return _GODOT3_UNSUFFIXED.get(name) or _suffix_dimension(name)
 
 
 def _type_names(chunk: Chunk) -> Iterable[str]:

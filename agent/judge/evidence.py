@@ -179,7 +179,8 @@ class EvidenceJudge:
         changes = [c for _, c in sorted(enumerate(changes), key=lambda kc: (at.get(kc[0], -1), kc[0]))]
         # a moved signal, or a call whose arguments change (`ResourceSaver.save(path, res)`), needs a person
         by_hand = any(f.signal_gone or f.name == "call_form" for f in facts.godot3_syntax)
-        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals) \
+        edits = [f.edit for f in facts.godot3_syntax if f.edit is not None]  # `var s := max(a, b)` typed
+        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits) \
             if facts.is_gdscript and not by_hand else None
         shadow = self._velocity_shadow(inp)
         if shadow is not None:

@@ -17,9 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.apiindex import ApiIndex
+from agent.gdscript.typer import ProjectScripts, Typer
 from agent.judge.call_sites import ParamTypes, member_types, param_types
 from agent.judge.lexer import identifiers, lex
 from agent.judge.syntax_rules import written_in
+from agent.models import RetrievalHit
+from agent.retrieve.mapping_table import MappingTable
 
 _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
 _CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
@@ -30,8 +33,11 @@ _INNER_CLASS = re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M)
 _MEMBER_VAR = re.compile(r"^(?:(?:@\w+(?:\([^)\n]*\))?|onready|export(?:\([^)\n]*\))?)[ \t]+)*var[ \t][^\n]*", re.M)
 """A script-level `var` line (column 0, with its annotations or Godot 3 keywords)."""
 _DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum|class)\s+([A-Za-z_]\w*)", re.M)
+_ENUM_BODY = re.compile(r"^\s*enum\s*\w*\s*\{([^}]*)\}", re.M)
+_ENUM_VALUE = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)")
 _AUTOLOAD = re.compile(r"^\[autoload\]\s*$(.*?)(?=^\[|\Z)", re.M | re.S)
 _AUTOLOAD_NAME = re.compile(r"^([A-Za-z_]\w*)\s*=", re.M)
+_AUTOLOAD_SCRIPT = re.compile(r"^([A-Za-z_]\w*)\s*=\s*\"\*?(res://[^\"]+\.gd)\"", re.M)
 _ASSIGN_NEW = re.compile(r"^[ \t]+(?:self[ \t]*\.[ \t]*)?([a-z_]\w*)[ \t]*=[ \t]*([A-Z]\w*)[ \t]*"
                          r"(?:\.[ \t]*new[ \t]*)?\(", re.M)
 """`image_texture = ImageTexture.new()` in a function body: a member assigned a constructed object."""
@@ -60,16 +66,45 @@ class ProjectContext:
     assigned_types: dict[str, dict[str, str]] = field(default_factory=dict)
     """Script path -> {member: class} for members its (or its bases') functions build as one `Class.new()`."""
     class_bases: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    """`class_name` -> (the engine class its script extends, the names that script and its bases declare)."""
     autoloads: frozenset[str] = frozenset()
     """Names project.godot's [autoload] section gives (`Camera`, `Scenes`): the project's own singletons."""
     gdscript2: frozenset[str] = frozenset()
     """Scripts written in GDScript 2 only grammar (an annotation, `await`, a lambda, ...) and none of GDScript 1's:
     Godot 4 scripts, whose `func drop_data()` is a method of their own, not a Godot 3 callback."""
     own_names: frozenset[str] = frozenset()
-    """Every name the project gives itself: what its scripts declare, its `class_name`s and its autoloads."""
-    """`class_name` -> (the engine class its script extends, the names that script and its bases declare)."""
+    """Every name the project gives itself: what its scripts declare (enum values too), its `class_name`s and
+    its autoloads."""
     param_types: dict[str, ParamTypes] = field(default_factory=dict)
     """Script path -> {function: {untyped parameter: class}} from the script's own calls (`call_sites`)."""
+    scripts: ProjectScripts | None = None
+    """The project's scripts as `ScriptModel`s (built lazily, once each) and the names that reach them."""
+    typer: Typer | None = None
+    """Expression types on those models (with the API index); None without an index."""
+    pages: Callable[[list[str], list[str]], list[RetrievalHit]] | None = None
+    """Docs windows by symbol and by id (`mapping_table.pages_of` on the knowledge base): what a finding cites."""
+    mappings: MappingTable | None = None
+    _dot_types: dict[tuple[str, int, int], dict[int, str]] = field(default_factory=dict, repr=False)
+    """Every api_mapping row by exact name (`agent.retrieve.mapping_table`): detection reads these, not top-k."""
+
+    def dot_types(self, path: str, code: str, start_byte: int) -> dict[int, str]:
+        """Offset of each `.` in `code` (the chunk starting at byte `start_byte` of script `path`) -> the
+        engine type the script model gives its receiver, where resolved."""
+        if self.typer is None or self.scripts is None or self.scripts.model(path) is None:
+            return {}
+        key = (path, start_byte, len(code))
+        if key in self._dot_types:  # the judge, the validator and a second facts pass read the same span
+            return self._dot_types[key]
+        data = code.encode("utf-8")
+        found = self.typer.receivers(path, start_byte, start_byte + len(data))
+        ascii_only = len(data) == len(code)
+        out: dict[int, str] = {}
+        for b, t in found.items():
+            at = b - start_byte if ascii_only else len(data[: b - start_byte].decode("utf-8", "ignore"))
+            if 0 <= at < len(code) and code[at] == ".":  # the chunk's text is the file's at these bytes
+                out[at] = t
+        self._dot_types[key] = out
+        return out
 
     def script_class(self, path: str) -> str | None:
         return self.extends.get(path)
@@ -167,6 +202,7 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
     resolve = res_resolver(files)
     raw_extends: dict[str, str] = {}
     class_names: dict[str, str] = {}
+    autoload_paths: dict[str, str] = {}
     for path, text in files.items():
         if path.endswith(".gd") and text:
             m = _EXTENDS.search(text)
@@ -181,6 +217,8 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
             _scenes(path, text, ctx.scene_nodes, resolve)
         elif path.rsplit("/", 1)[-1] == "project.godot" and text:
             ctx.autoloads |= {n for section in _AUTOLOAD.findall(text) for n in _AUTOLOAD_NAME.findall(section)}
+            autoload_paths.update({n: resolve(p, path) for section in _AUTOLOAD.findall(text)
+                                   for n, p in _AUTOLOAD_SCRIPT.findall(section)})
 
     own = {p: set(_DECLARES.findall(t or "")) for p, t in files.items() if p.endswith(".gd")}
     ctx.gdscript2 = frozenset(p for p, t in files.items() if p.endswith(".gd") and t
@@ -230,7 +268,12 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
             ctx.class_bases[name] = (ctx.extends[path], ctx.declared.get(path, frozenset()))
     ctx.class_names = frozenset(class_names) | frozenset(
         n for p, t in files.items() if p.endswith(".gd") for n in _INNER_CLASS.findall(t or ""))
-    ctx.own_names = frozenset().union(*own.values(), ctx.class_names, ctx.autoloads)
+    enum_values = {v for p, t in files.items() if t and p.endswith(".gd") for body in _ENUM_BODY.findall(lex(t).masked)
+                   for v in _ENUM_VALUE.findall(body)}
+    ctx.own_names = frozenset().union(*own.values(), ctx.class_names, ctx.autoloads, enum_values)
+    ctx.scripts = ProjectScripts(files, class_paths=class_names, autoload_paths=autoload_paths, resolve=resolve,
+                                 scene_nodes=ctx.scene_nodes, node_names=api.node_name_types() if api else {})
+    ctx.typer = Typer(ctx.scripts, api) if api is not None else None
     return ctx
 
 
@@ -260,24 +303,80 @@ _RUNS: OrderedDict[str, ProjectContext] = OrderedDict()
 _RUNS_KEPT = 8
 
 
-def api_index_for(retriever: Any) -> ApiIndex | None:
-    """The knowledge base's API index through the retriever's pool (read once per database)."""
+def _knowledge_base(retriever: Any) -> tuple[str, Any] | None:
+    """(a key naming the retriever's database, its pool's connection factory), or None without a pool."""
     pool = getattr(retriever, "pool", None)
     settings = getattr(retriever, "settings", None)
     if pool is None or settings is None:
         return None
+    return f"{settings.database_url or ''}|{settings.home}|{settings.database_name}", pool.connection
+
+
+def api_index_for(retriever: Any) -> ApiIndex | None:
+    """The knowledge base's API index through the retriever's pool (read once per database)."""
+    kb = _knowledge_base(retriever)
+    if kb is None:
+        return None
     from agent.apiindex import cached_index
 
-    key = f"{settings.database_url or ''}|{settings.home}|{settings.database_name}"
-    index = cached_index(key, pool.connection)
+    index = cached_index(*kb)
     return None if index.empty else index
+
+
+def mapping_table_for(retriever: Any) -> MappingTable | None:
+    """Every api_mapping row of the knowledge base, through the retriever's pool (read once per database)."""
+    kb = _knowledge_base(retriever)
+    if kb is None:
+        return None
+    from agent.retrieve.mapping_table import cached_table
+
+    return cached_table(*kb)
+
+
+def pages_for(retriever: Any) -> Callable[[list[str], list[str]], list[RetrievalHit]] | None:
+    """Docs windows by symbol and id through the retriever's pool (one short indexed query per call)."""
+    kb = _knowledge_base(retriever)
+    if kb is None:
+        return None
+    from agent.retrieve.mapping_table import pages_of
+
+    def fetch(symbols: list[str], ids: list[str]) -> list[RetrievalHit]:
+        with kb[1]() as conn:
+            return pages_of(conn, symbols, ids)
+    return fetch
+
+
+def with_knowledge_base(project: ProjectContext, retriever: Any) -> ProjectContext:
+    """The context with the knowledge base's exact lookups: every mapping row by name, reference pages by symbol."""
+    project.mappings = mapping_table_for(retriever)
+    project.pages = pages_for(retriever)
+    return project
+
+
+def knowledge_context(retriever: Any) -> ProjectContext | None:
+    """A context with no project files, only the knowledge base: what code outside a run (suggested code)
+    is judged in, with the same index, mapping rows and script model as the run's chunks."""
+    api = api_index_for(retriever)
+    return with_knowledge_base(build_project_context({}, api), retriever) if api is not None else None
+
+
+def snippet_context(path: str, code: str, kb: ProjectContext | None) -> ProjectContext | None:
+    """`kb`'s knowledge base around one script of its own (its model types the snippet's receivers)."""
+    if kb is None or kb.api is None:
+        return None
+    ctx = build_project_context({path: code}, kb.api)
+    ctx.mappings, ctx.pages = kb.mappings, kb.pages
+    return ctx
 
 
 async def project_context_for(ctx: Any, run_id: str) -> ProjectContext:
     """The run's project context (built once per run from its stored files), with the API index."""
     if run_id in _RUNS:
         _RUNS.move_to_end(run_id)
-        return _RUNS[run_id]
+        kept = _RUNS[run_id]
+        if kept.api is not None:  # a resumed run may come through another service: its pool, not the closed one
+            kept.pages = pages_for(ctx.retriever)
+        return kept
     try:
         expansion = await ctx.store.load_expansion(run_id)
     except KeyError:  # a run stored without its intake: judge its chunks on their own
@@ -286,6 +385,8 @@ async def project_context_for(ctx: Any, run_id: str) -> ProjectContext:
         files = {f.path: f.text or "" for f in expansion.files if f.included}
     api = await asyncio.to_thread(api_index_for, ctx.retriever)
     built = await asyncio.to_thread(build_project_context, files, api)  # a large project must not stall the loop
+    if api is not None:
+        await asyncio.to_thread(with_knowledge_base, built, ctx.retriever)
     _RUNS[run_id] = built
     while len(_RUNS) > _RUNS_KEPT:
         _RUNS.popitem(last=False)

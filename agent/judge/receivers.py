@@ -61,6 +61,10 @@ class Scope:
     """Names declared `int`, `float` or `bool` (typed, or initialised with a literal, or a `range` loop)."""
     user_classes: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     """The project's `class_name`s -> (the engine class they extend, the names their scripts declare)."""
+    dot_types: dict[int, str] = field(default_factory=dict)
+    """Offset of a `.` in the chunk -> the engine type left of it, typed on the script's model
+    (`agent.gdscript.typer`): members declared anywhere in the file, casts, scenes, return types.
+    '' marks a member of the project's own object (`level.rebuild()`): no engine type at all."""
 
     def engine_type(self, name: str, masked: str, dot: int) -> str | None:
         """`name` as an engine class for the member after `dot`: a project class is its engine base,
@@ -206,7 +210,14 @@ def _match_back(masked: str, j: int) -> int:
 
 
 def receiver_type(code: str, masked: str, dot: int, scope: Scope) -> str | None:
-    """The type of the expression left of the `.` at offset `dot`, when the code makes it known."""
+    """The type of the expression left of the `.` at offset `dot`, when the code makes it known.
+
+    The script model's type comes first; the masked-text reading below covers what it leaves
+    unresolved (a chunk judged without its project, a name guessed from a node's name).
+    """
+    typed = scope.dot_types.get(dot)
+    if typed is not None:
+        return typed or None  # '': a member of the project's own object, no engine class to guess
     j = dot - 1
     while j >= 0 and code[j] in " \t":  # the original text: a `$Node` path is blank in the masked copy
         j -= 1

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from agent.apiindex import V3, V4, type_in
+from agent.gdscript.typer import ProjectScripts, Typer
 from agent.judge.base import JudgeInput
 from agent.judge.facts import CodeFacts, looks_like_noise
 from agent.judge.lexer import lex
@@ -102,6 +104,7 @@ def recommendation_failures(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> l
         if any(_pattern_in(t, pattern, facts.declared) for t in suggestions):
             failures.append(f"no_godot3_api_recommended: suggestion matches negative pattern {pattern!r}")
     failures += _index_failures(suggestions, inp, facts)
+    failures += _typed_failures(suggestions, inp)
     for term in forbidden_answer_terms(inp, facts):
         # prose terms ("keep KinematicBody2D") also bind the rationale; code-like ones only suggestions
         if _CODE_LIKE.search(term):
@@ -135,6 +138,53 @@ def _index_failures(suggestions: list[str], inp: JudgeInput, facts: CodeFacts) -
                 out.append(f"no_godot3_api_recommended: suggests {cls}.{member}, which only the Godot 3.4 "
                            "reference defines (API index)")
     return list(dict.fromkeys(out))
+
+
+_MEMBER_AFTER = re.compile(r"\.\s*([A-Za-z_]\w*)")
+_WHOLE = re.compile(r"^(?:static[ \t]+)?func[ \t]", re.M)
+"""Suggested code that holds its own column-0 functions (else it is a statement, wrapped in one)."""
+
+
+def _typed_failures(suggestions: list[str], inp: JudgeInput) -> list[str]:
+    """`no_godot3_api_recommended` on the script model: a member used on a receiver the typer resolves
+    (`await get_tree().idle_frame`) that its 3.4 class has and its 4.x class (and subclasses) lacks.
+
+    Each suggestion is read as code of the chunk's script (its `extends` and its scene's nodes; no type is
+    guessed from a node's name), so the judge and this check type the same receivers the same way.
+    """
+    project = inp.project
+    api = project.api if project is not None else None
+    if api is None or not api.complete_v4 or not suggestions:
+        return []
+    memo: dict[str, list[str]] = inp.__dict__.setdefault("_typed_failures", {})  # the self-check probes again
+    out: list[str] = []
+    for text in suggestions:
+        if text not in memo:
+            memo[text] = _typed_failures_of(text, inp, api)
+        out += memo[text]
+    return list(dict.fromkeys(out))
+
+
+def _typed_failures_of(text: str, inp: JudgeInput, api) -> list[str]:
+    project, path = inp.project, "suggested.gd"
+    own = project.script_class(inp.chunk.source_file) or ""
+    body = text if _WHOLE.search(text) else "func _suggested():\n" + "\n".join(
+        f"\t{line}" for line in text.replace("; ", "\n").split("\n"))
+    code = f"extends {own}\n{body}\n" if own else f"{body}\n"
+    typer = Typer(ProjectScripts({path: code}, scene_nodes={path: project.scene_nodes.get(inp.chunk.source_file, {})}),
+                  api)
+    data = code.encode("utf-8")
+    out = []
+    for at, receiver in typer.receivers(path, 0, len(data)).items():
+        member = _MEMBER_AFTER.match(data[at:].decode("utf-8", "replace"))
+        if not receiver or member is None:
+            continue
+        old, new, name = type_in(V3, receiver), type_in(V4, receiver), member.group(1)
+        if api.lookup(V3, old, name) and api.has_class(V4, new) and not api.lookup(V4, new, name) \
+                and not api.defined_below(V4, new, name):
+            out.append(f"no_godot3_api_recommended: suggests {new}.{name}, which only the Godot 3.4 "
+                       "reference defines on that receiver (API index)")
+    return out
 
 
 def drop_godot3_recommendations(j: Judgment, inp: JudgeInput, facts: CodeFacts) -> Judgment:

@@ -8,8 +8,9 @@ Comments and strings are never touched: matches are located on the masked text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from agent import changes
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren
 from agent.judge.syntax_rules import (BASIS_FROM_EULER, GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, NODEPATH_AT,
@@ -17,15 +18,11 @@ from agent.judge.syntax_rules import (BASIS_FROM_EULER, GDSCRIPT_RULES, GLOBAL_F
 
 _SIMPLE_TYPES = {"int", "float", "bool", "String", "Vector2", "Vector3", "Color", "NodePath", "PackedScene",
                  "Texture", "Texture2D", "Resource", "Array", "Dictionary", "AudioStream", "Font", "Curve"}
-_POOL = {"PoolByteArray": "PackedByteArray", "PoolIntArray": "PackedInt32Array",
-         "PoolRealArray": "PackedFloat32Array", "PoolStringArray": "PackedStringArray",
-         "PoolVector2Array": "PackedVector2Array", "PoolVector3Array": "PackedVector3Array",
-         "PoolColorArray": "PackedColorArray"}
-_RECT = {"rect_position": "position", "rect_size": "size", "rect_min_size": "custom_minimum_size",
-         "rect_rotation": "rotation_degrees", "rect_scale": "scale", "rect_pivot_offset": "pivot_offset",
-         "rect_global_position": "global_position", "rect_clip_content": "clip_contents"}
-_OS_TIME = {"get_ticks_msec": "Time.get_ticks_msec", "get_ticks_usec": "Time.get_ticks_usec",
-            "get_unix_time": "Time.get_unix_time_from_system"}
+# The renames every rewrite applies, by the syntax rule that finds them (agent/data/changes/renames.json)
+_POOL = changes.renamed(rule="pool_array")
+_RECT = changes.renamed(rule="rect_properties")
+_OS_TIME = changes.renamed(rule="os_time")
+_OS_TIME_CLASS = changes.moved("os_time").cls
 _IDENT_ONLY = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -89,7 +86,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
         code = _sub_in_code(code, re.compile(rf"(?<![\w.]){old}(?=\s*\()"),
                             lambda m, o, new=new: o if re.search(r"\bfunc\s+$", m.string[: m.start()]) else new)
     for old, new in _OS_TIME.items():
-        code = _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*{old}\b"), lambda m, o, new=new: new)
+        code = _sub_in_code(code, re.compile(rf"\b{_OS_TIME_CLASS}\s*\.\s*{old}\b"), lambda m, o, new=new: new)
     return code
 
 
@@ -154,8 +151,7 @@ def _connect(m: re.Match[str], orig: str) -> str:
     return f"{obj}{sig}.{call}({callee}" + (f", {_connect_flags(flags)}" if flags else "") + ")"
 
 
-_CONNECT_FLAGS = {"CONNECT_DEFERRED": "CONNECT_DEFERRED", "CONNECT_PERSIST": "CONNECT_PERSIST",
-                  "CONNECT_ONESHOT": "CONNECT_ONE_SHOT", "CONNECT_REFERENCE_COUNTED": "CONNECT_REFERENCE_COUNTED"}
+_CONNECT_FLAGS = changes.renamed(rule="connect_string_method", kind="constant")
 
 
 def _connect_flags(flags: str) -> str:
@@ -229,7 +225,9 @@ def _await(m: re.Match[str], args: list[str], call: str) -> str | None:
     return f"await {args[0]}.{name.group(2)}"
 
 
-_MAS_PROPS = ("up_direction", "floor_stop_on_slope", "max_slides", "floor_max_angle")
+_MAS_ARGUMENTS = changes.syntax().move_and_slide_arguments
+"""move_and_slide's Godot 3 arguments and the CharacterBody properties they became (None: dropped)."""
+_VELOCITY = _MAS_ARGUMENTS[0].new
 
 
 def _rewrite_move_and_slide(code: str) -> str:
@@ -248,14 +246,14 @@ def _rewrite_move_and_slide(code: str) -> str:
             raise _NotMechanical("move_and_slide_with_snap")
         indent, decl, target = m.group(1), m.group(2), m.group(3)
         args = _split_args(line[m.end() : close - 1], view[m.end() : close - 1])
-        if not args or len(args) > 6:
+        if not args or len(args) > len(_MAS_ARGUMENTS):
             out.append(line)
             continue
-        new = [] if args[0] == "velocity" else [f"velocity = {args[0]}"]
-        new += [f"{prop} = {value}" for prop, value in zip(_MAS_PROPS, args[1:5])]
+        new = [] if args[0] == _VELOCITY else [f"{_VELOCITY} = {args[0]}"]
+        new += [f"{a.new} = {value}" for a, value in zip(_MAS_ARGUMENTS[1:], args[1:]) if a.new]
         new.append("move_and_slide()")
-        if target and target != "velocity":
-            new.append(f"{decl or ''}{target} = velocity")
+        if target and target != _VELOCITY:
+            new.append(f"{decl or ''}{target} = {_VELOCITY}")
         out += [indent + n for n in new]
     return "\n".join(out)
 
@@ -306,39 +304,26 @@ def _rewrite_tween(code: str) -> str:
     return code
 
 
-_OS_WINDOW_PROPS = {
-    "window_size": ("window_get_size()", "window_set_size({})"),
-    "window_position": ("window_get_position()", "window_set_position({})"),
-    "min_window_size": ("window_get_min_size()", "window_set_min_size({})"),
-    "max_window_size": ("window_get_max_size()", "window_set_max_size({})"),
-    "window_borderless": ("window_get_flag(DisplayServer.WINDOW_FLAG_BORDERLESS)",
-                          "window_set_flag(DisplayServer.WINDOW_FLAG_BORDERLESS, {})"),
-    "window_fullscreen": ("window_get_mode() == DisplayServer.WINDOW_MODE_FULLSCREEN",
-                          "window_set_mode(DisplayServer.WINDOW_MODE_FULLSCREEN if {} else DisplayServer.WINDOW_MODE_WINDOWED)"),
-    "keep_screen_on": ("screen_is_kept_on()", "screen_set_keep_on({})"),
-}
-_OS_WINDOW_METHODS = {
-    "get_screen_size": "screen_get_size", "get_screen_dpi": "screen_get_dpi", "get_screen_count": "get_screen_count",
-    "get_screen_position": "screen_get_position", "set_window_title": "window_set_title",
-    "get_window_size": "window_get_size", "set_window_size": "window_set_size",
-    "get_window_position": "window_get_position", "set_window_position": "window_set_position",
-    "get_current_screen": "window_get_current_screen", "set_current_screen": "window_set_current_screen",
-    "get_window_safe_area": "get_display_safe_area",
-}
+_OS_WINDOW = changes.moved("os_window")
+_OS_WINDOW_PROPS = {p.old: (p.get, p.set) for p in changes.syntax().os_window_properties}
+"""OS window property -> (the DisplayServer call that reads it, the one that writes it: `{}` is the value)."""
+_OS_WINDOW_METHODS = changes.renamed(rule="os_window")
 
 
 def _rewrite_os_window(code: str) -> str:
     """OS window/screen properties and methods -> their DisplayServer calls."""
+    old, new = _OS_WINDOW.cls, _OS_WINDOW.to
+
     def assign(m, orig):
-        return f"{m.group(1)}DisplayServer." + _OS_WINDOW_PROPS[m.group(2)][1].format(m.group(3).strip())
-    props = "|".join(_OS_WINDOW_PROPS)
-    code = _sub_in_code(code, re.compile(rf"^(\s*)OS\s*\.\s*({props})\s*=(?!=)([^\n]+)$", re.M), assign,
+        return f"{m.group(1)}{new}." + _OS_WINDOW_PROPS[m.group(2)][1].format(m.group(3).strip())
+    props = changes.alternation(_OS_WINDOW_PROPS)
+    code = _sub_in_code(code, re.compile(rf"^(\s*){old}\s*\.\s*({props})\s*=(?!=)([^\n]+)$", re.M), assign,
                         keep_strings=True)
-    code = _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*({props})\b(?!\s*=[^=])"),
-                        lambda m, o: "DisplayServer." + _OS_WINDOW_PROPS[m.group(1)][0])
-    methods = "|".join(_OS_WINDOW_METHODS)
-    return _sub_in_code(code, re.compile(rf"\bOS\s*\.\s*({methods})\s*\("),
-                        lambda m, o: f"DisplayServer.{_OS_WINDOW_METHODS[m.group(1)]}(")
+    code = _sub_in_code(code, re.compile(rf"\b{old}\s*\.\s*({props})\b(?!\s*=[^=])"),
+                        lambda m, o: f"{new}." + _OS_WINDOW_PROPS[m.group(1)][0])
+    methods = changes.alternation(_OS_WINDOW_METHODS)
+    return _sub_in_code(code, re.compile(rf"\b{old}\s*\.\s*({methods})\s*\("),
+                        lambda m, o: f"{_OS_WINDOW_METHODS[m.group(1)]}(")
 
 
 def _setget(m: re.Match[str], orig: str) -> str:
@@ -350,8 +335,13 @@ def _setget(m: re.Match[str], orig: str) -> str:
     return f"{m.group(1)}{declaration}: {', '.join(parts)}"
 
 
-_FILE_NEW = re.compile(r"^([ \t]*)var\s+([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*(File|Directory)\s*\.\s*new\(\s*\)[ \t]*$",
-                       re.M)
+_FILE_CLASSES = changes.renamed(rule="file_class", kind="class")
+"""`File` -> `FileAccess`, `Directory` -> `DirAccess` (opened by a static call in Godot 4)."""
+_FILE_NEW = re.compile(r"^([ \t]*)var\s+([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*("
+                       + changes.alternation(_FILE_CLASSES) + r")\s*\.\s*new\(\s*\)[ \t]*$", re.M)
+_FILE_OPEN = changes.alternation(changes.syntax().file_open_methods)
+_FILE_MEMBERS = {cls: changes.renamed(rule="file_class", cls=cls) for cls in _FILE_CLASSES}
+"""`File.READ` -> `FileAccess.READ`: the members of the Godot 3 classes, by class."""
 
 
 def _rewrite_file_new(code: str) -> str:
@@ -362,21 +352,24 @@ def _rewrite_file_new(code: str) -> str:
     masked = lex(code).masked
     for m in list(_FILE_NEW.finditer(masked))[::-1]:
         indent, name, cls = m.group(1), m.group(2), m.group(3)
-        opener = re.compile(rf"^[ \t]*{re.escape(name)}\s*\.\s*(open|open_encrypted_with_pass|open_compressed)\s*\(", re.M)
+        opener = re.compile(rf"^[ \t]*{re.escape(name)}\s*\.\s*({_FILE_OPEN})\s*\(", re.M)
         o = opener.search(masked, m.end())
         close = close_paren(masked, o.end() - 1) if o else -1
         if not o or close < 0 or masked[close : masked.find("\n", close) if "\n" in masked[close:] else len(masked)].strip():
             continue
-        method = {"open": "open"}.get(o.group(1), o.group(1))
-        new_cls = "FileAccess" if cls == "File" else "DirAccess"
+        method = o.group(1)
+        new_cls = _FILE_CLASSES[cls]
         args = code[o.end() : close - 1]
         line_end = masked.find("\n", close)
         line_end = len(code) if line_end < 0 else line_end + 1
         code = (code[: m.start()] + f"{indent}var {name} = {new_cls}.{method}({args})" + code[m.end() : o.start()]
                 + code[line_end:]).rstrip("\n") + ("\n" if code.endswith("\n") else "")
         masked = lex(code).masked
-    return _sub_in_code(code, re.compile(r"\bFile\s*\.\s*(READ|WRITE|READ_WRITE|WRITE_READ|file_exists)\b"),
-                        lambda m, o: f"FileAccess.{m.group(1)}")
+    for cls, members in _FILE_MEMBERS.items():
+        if members:
+            code = _sub_in_code(code, re.compile(rf"\b{cls}\s*\.\s*({changes.alternation(members)})\b"),
+                                lambda m, o, members=members: members[m.group(1)])
+    return code
 
 
 def rename_in(fragment: str, old: str, new: str) -> str | None:
@@ -413,7 +406,8 @@ def rewrite_fragment(fragment: str, declared: set[str] = frozenset()) -> str | N
 
 def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
                        placed: dict[int, str] | None = None,
-                       signals: Mapping[str, str] | None = None) -> str | None:
+                       signals: Mapping[str, str] | None = None,
+                       edits: Sequence[tuple[int, int, str]] = ()) -> str | None:
     """The Godot 4 form of `code`, or None when the migration is not purely mechanical.
 
     `placed` renames single uses: the offset of a member's name (a use on a resolved receiver,
@@ -421,11 +415,16 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
     of a by-name use (`call_deferred("update")`), maps to its new member name; an empty name (removed,
     moved to another class, a receiver not known) makes the rewrite not mechanical, and so does a use
     of a renamed member's old name left behind. `signals` are signal renames (`hide` -> `hidden`),
-    applied to the rewritten signal uses only.
+    applied to the rewritten signal uses only. `edits` are typed edits (start, end, replacement) of `code`
+    (`var s := max(a, b)` -> `var s: float = max(a, b)`), applied with the placed renames, last first.
     """
     source = code
     replaced: set[str] = set()  # members renamed in place: none of their uses may stay behind
-    for at, member in sorted((placed or {}).items(), reverse=True):
+    changes = [(at, at, member) for at, member in (placed or {}).items()] + [(a, b, r) for a, b, r in edits]
+    for at, end, member in sorted(changes, reverse=True):
+        if end > at:
+            code = code[:at] + member + code[end:]
+            continue
         if not member:
             return None
         if code[at] in "\"'":

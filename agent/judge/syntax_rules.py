@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agent import changes
 from agent.judge.receivers import is_continuation
 
 
@@ -45,16 +46,12 @@ VELOCITY_DECLARATION = _r(r"^[ \t]*(?:@?\w+(?:\([^)\n]*\))?\s+)*var\s+(?P<name>v
 
 
 # @GDScript functions Godot 4 renamed in @GlobalScope (the converter's table; the rewrite applies them), and
-# those replaced by other APIs (a person rewrites those)
-GLOBAL_FUNCTION_RENAMES = {
-    "rand_range": "randf_range", "deg2rad": "deg_to_rad", "rad2deg": "rad_to_deg", "stepify": "snapped",
-    "range_lerp": "remap", "str2var": "str_to_var", "var2str": "var_to_str", "bytes2var": "bytes_to_var",
-    "var2bytes": "var_to_bytes", "linear2db": "linear_to_db", "db2linear": "db_to_linear",
-    "dict2inst": "dict_to_inst", "inst2dict": "inst_to_dict", "rand_seed": "rand_from_seed"}
-_GLOBALS_REPLACED = ("polar2cartesian", "cartesian2polar", "parse_json", "to_json", "validate_json")
+# those replaced by other APIs (a person rewrites those): agent/data/changes, rule `renamed_global`
+GLOBAL_FUNCTION_RENAMES = changes.renamed(rule="renamed_global")
+_GLOBALS_REPLACED = changes.removed_names(rule="renamed_global")
 
 
-RPC_KEYWORDS = "remote|master|puppet|remotesync|mastersync|puppetsync|sync|slave"
+RPC_KEYWORDS = "|".join(changes.syntax().rpc_keywords)
 """Godot 3's RPC keywords before `func` or `var` (`sync` and `slave` are remotesync's and puppet's aliases);
 Godot 4 writes `@rpc`. The judge's rule and the retriever's lookup terms both read this one list."""
 
@@ -68,129 +65,101 @@ STRING_FROM = r"(?<![\w.$%@])String(?=\s*\(\s*[^\s)])"
 NODEPATH_AT = r"(?<![\w)\]\"'])@(?=[\"'])"
 """The `@` of a Godot 3 NodePath literal `@"A/B"` (Godot 4 writes `^"A/B"`; `@` starts an annotation)."""
 
+
+def _rule(name: str, pattern: str) -> SyntaxRule:
+    """The rule `name`: its regex from here, what it means from agent/data/changes/syntax.json."""
+    f = changes.rule_facts(name)
+    return SyntaxRule(name, f.version, _r(pattern), f.old, f.new, f.change_type, f.cues, f.mapping_keys, f.caveat,
+                      f.scope)
+
+
+def _moved(rule: str) -> str:
+    """`OS.window_size`, ...: the members of a class that moved to another (syntax.json `moved`, the rule's renames)."""
+    m = changes.moved(rule)
+    return rf"\b{re.escape(m.cls)}\s*\.\s*(" + changes.alternation(changes.moved_names(rule), m.prefixes) + r")\b"
+
+
+def _godot4_api() -> str:
+    """Names only Godot 4 has (syntax.json `godot4_only`)."""
+    only = changes.syntax().godot4_only
+    names = [changes.alternation(only.names), rf"(?<![.\w])({changes.alternation(only.globals)})",
+             *(rf"{re.escape(c)}\s*\.\s*{re.escape(p)}\w+" for c, p in only.static_prefixes)]
+    return r"\b(" + "|".join(names) + r")\b" + "".join(rf"|\b{re.escape(c)}\s*\(\s*\)" for c in only.calls)
+
+
+def _names(*names: str) -> str:
+    """A capturing group of whole names: `(PoolByteArray|PoolIntArray|...)`."""
+    return "(" + changes.alternation(names) + ")"
+
+
+_FILE_CLASSES = changes.renamed(rule="file_class", kind="class")
+"""`File` -> `FileAccess`, `Directory` -> `DirAccess`: opened by a static call, never `.new()`."""
+
+# Each rule's regex is here; what it means (old, new, cues, mapping keys, ...) and the names a regex lists are
+# data: agent/data/changes (syntax.json, and the renames.json / removed.json rows of the rule).
 GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
     # --- Godot 3 only ---
-    SyntaxRule("export_keyword", "godot3", _r(r"^\s*export\b(\s*\([^)\n]*\))?\s+var\b"),
-               "export var", "@export var", "annotation", ("@export", "export"), mapping_keys=("export",), scope="statement"),
-    SyntaxRule("onready_keyword", "godot3", _r(r"^\s*onready\s+var\b"),
-               "onready var", "@onready var", "annotation", ("@onready", "onready"), mapping_keys=("onready",), scope="statement"),
-    SyntaxRule("tool_keyword", "godot3", _r(r"^\s*tool\s*$"), "tool", "@tool", "annotation", ("@tool",), mapping_keys=("tool",), scope="statement"),
-    SyntaxRule("setget", "godot3", _r(r"\bsetget\b"), "setget", "var x: set = setter, get = getter",
-               "syntax_change", ("setget", "setter"), mapping_keys=("setget",), scope="statement",
-               caveat="the setter/getter now runs on every access, also inside the class"),
-    SyntaxRule("yield", "godot3", _r(r"\byield\s*\("), "yield(obj, \"signal\")", "await obj.signal",
-               "syntax_change", ("await", "yield"), mapping_keys=("yield",)),
-    SyntaxRule("rpc_keyword", "godot3",
-               _r(rf"^\s*({RPC_KEYWORDS})\s+(func|var)\b"),
-               "remote/master/puppet", "@rpc", "annotation", ("@rpc", "rpc"), scope="statement"),
-    SyntaxRule("connect_string_method", "godot3",
-               _r(r"\bconnect\s*\(\s*([\"'])[^\"'\n]*\1\s*,\s*[\w.$]+\s*,\s*[\"']"),
-               'connect("signal", target, "method")', "signal.connect(callable)", "call_form",
-               ("connect", "Callable"), mapping_keys=("connect",)),
-    SyntaxRule("disconnect_string_method", "godot3",
-               _r(r"\b(disconnect|is_connected)\s*\(\s*([\"'])[^\"'\n]*\2\s*,\s*[\w.$]+\s*,\s*[\"']"),
-               'disconnect("signal", target, "method")', "signal.disconnect(callable)", "call_form",
-               ("disconnect", "is_connected", "Callable"), mapping_keys=("disconnect", "is_connected")),
-    SyntaxRule("class_name_icon", "godot3", _r(r"^\s*class_name\s+\w+\s*,\s*[\"']"),
-               'class_name X, "icon.svg"', '@icon("icon.svg") + class_name X', "annotation", ("@icon", "class_name"),
-               mapping_keys=("class_name",), scope="statement",
-               caveat="@icon goes at the top of the script, before extends and class_name"),
-    SyntaxRule("move_and_slide_args", "godot3", _r(r"\bmove_and_slide(_with_snap)?\s*\(\s*[^)\s]"),
-               "move_and_slide(velocity, ...)", "velocity property + move_and_slide()", "call_form",
-               ("move_and_slide",), mapping_keys=("move_and_slide", "move_and_slide_with_snap"), scope="statement",
-               caveat="velocity and up_direction are CharacterBody properties; move_and_slide() returns a bool"),
-    SyntaxRule("funcref", "godot3", _r(r"\bfuncref\s*\("), "funcref(obj, \"m\")", "Callable(obj, \"m\")",
-               "rename_or_replacement", ("Callable", "funcref"), mapping_keys=("funcref",)),
-    SyntaxRule("file_class", "godot3", _r(r"\b(File|Directory)\s*\.\s*new\s*\("),
-               "File.new()/Directory.new()", "FileAccess.open(path, mode) / DirAccess.open(path) (static, no .new())", "removed",
-               ("FileAccess", "DirAccess"), scope="statement"),
-    SyntaxRule("os_window", "godot3",
-               _r(r"\bOS\s*\.\s*(window_\w+|set_window_\w+|get_window_\w+|is_window_\w+|get_screen_\w+|"
-                  r"screen_\w+|set_borderless_window|vsync_enabled|set_use_vsync|center_window|"
-                  r"set_current_screen|get_current_screen|min_window_size|max_window_size|keep_screen_on)\b"),
-               "OS window/screen API", "DisplayServer window_*/screen_* methods", "moved", ("DisplayServer",)),
-    SyntaxRule("os_time", "godot3",
-               _r(r"\bOS\s*\.\s*(get_ticks_msec|get_ticks_usec|get_unix_time\w*|get_datetime\w*|get_date|"
-                  r"get_time|get_system_time_\w+|get_time_zone_info)\b"),
-               "OS time API", "Time", "moved", ("Time",)),
-    SyntaxRule("tween_node", "godot3",
-               _r(r"(\.\s*interpolate_(property|method|callback|deferred_callback)\s*\(|\bTween\s*\.\s*new\s*\()"),
-               "Tween node interpolate_*", "create_tween().tween_property()", "removed",
-               ("create_tween", "Tween"), mapping_keys=("Tween", "interpolate_property", "Tween.new")),
-    SyntaxRule("thread_start_old", "godot3", _r(r"\.\s*start\s*\(\s*self\s*,\s*[\"']"),
-               'thread.start(self, "f")', "thread.start(f)", "call_form", ("Thread",), mapping_keys=("Thread.start",),
-               caveat="the function gets no userdata argument; pass values with bind()"),
-    SyntaxRule("pool_array", "godot3", _r(r"\bPool(Byte|Int|Real|String|Vector2|Vector3|Color)Array\b"),
-               "PoolArray types", "Packed*Array", "rename_or_replacement", ("Packed",)),
-    SyntaxRule("super_dot_call", "godot3",
-               _r(r"(?:^\s*(?:return\s+|(?:var\s+)?[\w.\[\]]+\s*(?::\s*\w*\s*)?=\s*)?|\b(?:if|elif|while|not|and|or)\s+)"
-                  r"\.\s*[A-Za-z_]\w*\s*\("),
-               ".method() super call",
-               "super.method()", "syntax_change", ("super",), mapping_keys=(".method()",)),
-    SyntaxRule("init_super_args", "godot3", _r(r"\bfunc\s+_init\s*\([^)\n]*\)\s*\.\s*\("),
-               "func _init().(args)", "super(args) in _init", "syntax_change", ("super",), mapping_keys=(".method()",)),
+    _rule("export_keyword", r"^\s*export\b(\s*\([^)\n]*\))?\s+var\b"),
+    _rule("onready_keyword", r"^\s*onready\s+var\b"),
+    _rule("tool_keyword", r"^\s*tool\s*$"),
+    _rule("setget", r"\bsetget\b"),
+    _rule("yield", r"\byield\s*\("),
+    _rule("rpc_keyword", rf"^\s*({RPC_KEYWORDS})\s+(func|var)\b"),
+    _rule("connect_string_method", r"\bconnect\s*\(\s*([\"'])[^\"'\n]*\1\s*,\s*[\w.$]+\s*,\s*[\"']"),
+    _rule("disconnect_string_method",
+          r"\b(disconnect|is_connected)\s*\(\s*([\"'])[^\"'\n]*\2\s*,\s*[\w.$]+\s*,\s*[\"']"),
+    _rule("class_name_icon", r"^\s*class_name\s+\w+\s*,\s*[\"']"),
+    _rule("move_and_slide_args", r"\bmove_and_slide(_with_snap)?\s*\(\s*[^)\s]"),
+    _rule("funcref", r"\bfuncref\s*\("),
+    _rule("file_class", r"\b" + _names(*_FILE_CLASSES) + r"\s*\.\s*new\s*\("),
+    _rule("os_window", _moved("os_window")),
+    _rule("os_time", _moved("os_time")),
+    _rule("tween_node", r"(\.\s*" + _names(*changes.removed_names(rule="tween_node")) + r"\s*\(|"
+                        r"\b(?:" + changes.alternation(changes.removed_classes("tween_node")) + r")\s*\.\s*new\s*\()"),
+    _rule("thread_start_old", r"\.\s*start\s*\(\s*self\s*,\s*[\"']"),
+    _rule("pool_array", r"\b" + _names(*changes.renamed(rule="pool_array")) + r"\b"),
+    _rule("super_dot_call",
+          r"(?:^\s*(?:return\s+|(?:var\s+)?[\w.\[\]]+\s*(?::\s*\w*\s*)?=\s*)?|\b(?:if|elif|while|not|and|or)\s+)"
+          r"\.\s*[A-Za-z_]\w*\s*\("),
+    _rule("init_super_args", r"\bfunc\s+_init\s*\([^)\n]*\)\s*\.\s*\("),
     # `p_obj is p_type` with a variable on the right (Godot 4 wants a type: `is_instance_of(p_obj, p_type)`);
     # facts keep only matches whose name the chunk declares as a parameter or variable
-    SyntaxRule("is_variable_type", "godot3", _r(r"\bis\s+(?!not\b)(?P<name>[a-z_]\w*)\b(?!\s*[.(\[])"),
-               "x is variable", "is_instance_of(x, variable)", "syntax_change", ("is_instance_of",),
-               mapping_keys=("is_instance_of",)),
-    SyntaxRule("xform", "godot3", _r(r"\.\s*xform(_inv)?\s*\("), "xform()", "* operator",
-               "removed", ("Transform2D",), mapping_keys=("xform",)),
-    SyntaxRule("rect_properties", "godot3",
-               _r(r"(\.|^\s*|\bself\.)rect_(position|size|min_size|rotation|scale|pivot_offset|"
-                  r"global_position|clip_content)\b"),
-               "rect_* properties", "position/size/... without the rect_ prefix", "rename", ("Control",)),
-    SyntaxRule("renamed_global", "godot3",
-               _r(r"(?<![\w.])(?<!func )(" + "|".join((*GLOBAL_FUNCTION_RENAMES, *_GLOBALS_REPLACED)) + r")\s*\("),
-               "Godot 3 global function", "renamed @GlobalScope function (randf_range, deg_to_rad, ...)",
-               "rename", ("randf_range", "deg_to_rad", "rad_to_deg", "snapped", "remap", "JSON")),
+    _rule("is_variable_type", r"\bis\s+(?!not\b)(?P<name>[a-z_]\w*)\b(?!\s*[.(\[])"),
+    _rule("xform", r"\.\s*" + _names(*changes.removed_names(rule="xform")) + r"\s*\("),
+    _rule("rect_properties", r"(\.|^\s*|\bself\.)" + _names(*changes.renamed(rule="rect_properties")) + r"\b"),
+    _rule("renamed_global", r"(?<![\w.])(?<!func )" + _names(*GLOBAL_FUNCTION_RENAMES, *_GLOBALS_REPLACED) + r"\s*\("),
     # `@"A/B"` is Godot 3's NodePath literal; in Godot 4 `@` starts an annotation and the literal is `^"A/B"`
-    SyntaxRule("nodepath_literal", "godot3", _r(NODEPATH_AT + r"(\"\"\"|'''|\"|')[^\n]*?\1"),
-               '@"path"', '^"path"', "syntax_change", ("NodePath",)),
-    SyntaxRule("basis_euler", "godot3", _r(BASIS_FROM_EULER + r"Vector3\s*\([^()\n]*\)\s*\)"),
-               "Basis(Vector3 euler)", "Basis.from_euler(Vector3 euler)", "signature_change",
-               ("Basis.from_euler", "from_euler", "Basis")),
+    _rule("nodepath_literal", NODEPATH_AT + r"(\"\"\"|'''|\"|')[^\n]*?\1"),
+    _rule("basis_euler", BASIS_FROM_EULER + r"Vector3\s*\([^()\n]*\)\s*\)"),
     # --- Godot 4 only ---
-    SyntaxRule("annotation", "godot4",
-               _r(r"^\s*@(export\w*|onready|tool|rpc|warning_ignore\w*|icon|static_unload|abstract)\b")),
-    SyntaxRule("await", "godot4", _r(r"\bawait\b")),
-    SyntaxRule("typed_collection", "godot4", _r(r"\b(Array|Dictionary)\s*\[\s*[A-Za-z_]")),
-    SyntaxRule("lambda", "godot4", _r(r"\bfunc\s*\(")),
-    SyntaxRule("super_call", "godot4", _r(r"\bsuper\s*[.(]")),
-    SyntaxRule("callable_connect", "godot4", _r(r"\.\s*connect\s*\(\s*(func\b|[A-Za-z_][\w.]*(\s*\.\s*bind\s*\([^)\n]*\))?\s*"
-                                         r"(\)|,\s*(Object\s*\.\s*)?(CONNECT_\w+|\d+)\s*\)))")),
-    SyntaxRule("signal_emit", "godot4", _r(r"\b[a-z_]\w*\s*\.\s*emit\s*\(")),
-    SyntaxRule("move_and_slide_no_args", "godot4", _r(r"\bmove_and_slide\s*\(\s*\)")),
-    SyntaxRule("class_name_extends", "godot4", _r(r"^\s*class_name\s+\w+\s+extends\b")),
-    SyntaxRule("godot4_api", "godot4",
-               _r(r"\b(FileAccess|DirAccess|DisplayServer|CharacterBody[23]D|Node3D|create_tween|"
-                  r"instantiate|change_scene_to_(file|packed)|queue_redraw|"
-                  r"(?<![.\w])(randf_range|randi_range)|deg_to_rad|rad_to_deg|is_empty|"
-                  r"Packed(Byte|Int32|Int64|Float32|Float64|String|Vector2|Vector3|Color)Array|TileMapLayer|"
-                  r"AnimatedSprite[23]D|up_direction|"
-                  r"Time\s*\.\s*get_\w+)\b|\bget_window\s*\(\s*\)")),
+    _rule("annotation", r"^\s*@(export\w*|onready|tool|rpc|warning_ignore\w*|icon|static_unload|abstract)\b"),
+    _rule("await", r"\bawait\b"),
+    _rule("typed_collection", r"\b(Array|Dictionary)\s*\[\s*[A-Za-z_]"),
+    _rule("lambda", r"\bfunc\s*\("),
+    _rule("super_call", r"\bsuper\s*[.(]"),
+    _rule("callable_connect", r"\.\s*connect\s*\(\s*(func\b|[A-Za-z_][\w.]*(\s*\.\s*bind\s*\([^)\n]*\))?\s*"
+                              r"(\)|,\s*(Object\s*\.\s*)?(CONNECT_\w+|\d+)\s*\)))"),
+    _rule("signal_emit", r"\b[a-z_]\w*\s*\.\s*emit\s*\("),
+    _rule("move_and_slide_no_args", r"\bmove_and_slide\s*\(\s*\)"),
+    _rule("class_name_extends", r"^\s*class_name\s+\w+\s+extends\b"),
+    _rule("godot4_api", _godot4_api()),
 )
 
 # Direct chunks (.tscn/.tres/project.godot): raw text, strings matter there.
 DIRECT_RULES: tuple[SyntaxRule, ...] = (
-    SyntaxRule("scene_format_2", "godot3", _r(r"^\[gd_(scene|resource)\b[^\]\n]*\bformat=2\b"),
-               "format=2", "format=3", "file_format", ("format",)),
-    SyntaxRule("config_version_4", "godot3", _r(r"^config_version\s*=\s*4\b"),
-               "config_version=4", "config_version=5", "file_format", ("config_version",)),
-    SyntaxRule("ext_resource_int_id", "godot3", _r(r"\bExtResource\(\s*\d+\s*\)"),
-               "ExtResource( 1 )", 'ExtResource("1_xxxx")', "file_format", ("ExtResource",)),
-    SyntaxRule("scene_format_3", "godot4", _r(r"^\[gd_(scene|resource)\b[^\]\n]*\bformat=[34]\b")),
-    SyntaxRule("config_version_5", "godot4", _r(r"^config_version\s*=\s*5\b")),
-    SyntaxRule("uid", "godot4", _r(r"\buid=\"uid://")),
-    SyntaxRule("features_4", "godot4", _r(r'config/features\s*=\s*PackedStringArray\(\s*"4\.')),
+    _rule("scene_format_2", r"^\[gd_(scene|resource)\b[^\]\n]*\bformat=2\b"),
+    _rule("config_version_4", r"^config_version\s*=\s*4\b"),
+    _rule("ext_resource_int_id", r"\bExtResource\(\s*\d+\s*\)"),
+    _rule("scene_format_3", r"^\[gd_(scene|resource)\b[^\]\n]*\bformat=[34]\b"),
+    _rule("config_version_5", r"^config_version\s*=\s*5\b"),
+    _rule("uid", r"\buid=\"uid://"),
+    _rule("features_4", r'config/features\s*=\s*PackedStringArray\(\s*"4\.'),
 )
 
 
 GRAMMAR: dict[str, frozenset[str]] = {
-    "godot3": frozenset({"export_keyword", "onready_keyword", "tool_keyword", "setget", "yield", "rpc_keyword",
-                         "class_name_icon", "super_dot_call", "init_super_args", "nodepath_literal"}),
-    "godot4": frozenset({"annotation", "await", "typed_collection", "lambda", "super_call", "class_name_extends"}),
-}
+    version: frozenset(f.name for f in changes.syntax().rules if f.grammar and f.version == version)
+    for version in ("godot3", "godot4")}
 """The rules whose match the other version's parser rejects: GDScript 1 only (Godot 4 cannot load the script)
 and GDScript 2 only (Godot 3 cannot). What makes a signal decisive (`agent.judge.strength`)."""
 

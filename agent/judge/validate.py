@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from agent.judge.base import Judge, JudgeError, JudgeInput, JudgeOutcome
 from agent.judge.dimension import dimension_of_name
 from agent.judge.evidence import EvidenceJudge
+from agent.judge.exact_rows import with_exact_rows
 from agent.judge.facts import CodeFacts
 from agent.judge.lexer import identifiers, lex
 from agent.judge.prompts import PROMPT_VERSION
@@ -171,10 +172,12 @@ async def judge_and_validate(judge: Judge, inp: JudgeInput, *, fallback: Evidenc
     rule is kept in `validation_failures`. An accepted LLM answer is cached.
     """
     fallback = fallback or _EVIDENCE
+    inp = with_exact_rows(inp)
     if judge.kind != "llm":
         checked = validate(judge.decide(inp), inp)
         return JudgeOutcome(judgment=with_strength(checked.judgment, inp.facts, inp.chunk), judge_kind="evidence",
-                            model=None, prompt_version=PROMPT_VERSION, validation_failures=checked.failures)
+                            model=None, prompt_version=PROMPT_VERSION, validation_failures=checked.failures,
+                            evidence=inp.evidence)
     try:
         answer = await judge.judge(inp)
     except JudgeError as exc:
@@ -186,7 +189,7 @@ async def judge_and_validate(judge: Judge, inp: JudgeInput, *, fallback: Evidenc
         await judge.remember(inp, result.judgment)
     return JudgeOutcome(judgment=with_strength(result.judgment, inp.facts, inp.chunk), judge_kind="llm",
                         model=judge.model, prompt_version=PROMPT_VERSION,
-                        llm_attempts=answer.attempts, cached=answer.cached)
+                        llm_attempts=answer.attempts, cached=answer.cached, evidence=inp.evidence)
 
 
 _EVIDENCE = EvidenceJudge()
@@ -198,4 +201,4 @@ def _fall_back(fallback: EvidenceJudge, inp: JudgeInput, reason: str, failures: 
     return JudgeOutcome(judgment=with_strength(checked.judgment, inp.facts, inp.chunk), judge_kind="evidence",
                         model=None, prompt_version=PROMPT_VERSION, fallback_reason=reason,
                         validation_failures=[*failures, *checked.failures],
-                        llm_attempts=attempts)
+                        llm_attempts=attempts, evidence=inp.evidence)

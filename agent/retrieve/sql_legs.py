@@ -26,7 +26,7 @@ _KINDS = sql.SQL(
     " WHEN 'enum' THEN ARRAY['constant', 'enum'] WHEN 'constant' THEN ARRAY['constant', 'enum']"
     " WHEN 'class' THEN ARRAY['class'] WHEN 'builtin-type' THEN ARRAY['class'] ELSE NULL END")
 _SRC = sql.SQL("(v.metadata->>'source_api')")
-_DOCUMENTED = sql.SQL(
+DOCUMENTED_COLUMNS = sql.SQL(
     "v.table_name, v.id, v.title, v.content, v.metadata, CASE WHEN EXISTS (SELECT 1 FROM godot_rag.api_index)"
     " THEN (strpos({src}, '.') > 0 AND EXISTS (SELECT 1 FROM godot_rag.api_index a WHERE a.version = '4.x'"
     "   AND a.class_name = split_part({src}, '.', 1) AND a.member = split_part({src}, '.', 2)"
@@ -101,7 +101,7 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
         " ORDER BY CASE WHEN m.source_api = ANY(%(terms)s) THEN 0 WHEN m.match_terms && %(terms)s THEN 1"
         " WHEN m.source_api = ANY(%(code_terms)s) OR m.match_terms && %(code_terms)s THEN 2 ELSE 3 END,"
         " m.confidence = 'verified_from_docs' DESC, (m.provenance->>'source' = 'api_index') ASC, m.mapping_id"
-        " LIMIT {k}").format(k=sql.Literal(k["api_mapping"] * 2)), cols=_DOCUMENTED))
+        " LIMIT {k}").format(k=sql.Literal(k["api_mapping"] * 2)), cols=DOCUMENTED_COLUMNS))
     # linked: docs and prototypes the exact mappings point at (their evidence)
     parts.append(_mapping_evidence_docs(sql.SQL("m.source_api = ANY(%(terms)s)"), k["docs_chunks"]))
     # the 3.4 page (and 4.x page) a mapping derived from the API index cites, found by its member name

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from agent import changes
 from agent.judge.syntax_rules import (
     BASIS_FROM_EULER,
     GDSCRIPT_RULES,
-    RPC_KEYWORDS,
     STRING_FROM,
     VELOCITY_DECLARATION,
     rule_matches,
@@ -34,10 +34,11 @@ GENERIC_WORDS = frozenset(
 
 
 # GDScript 1 keywords in their syntactic position: they name the api_mapping syntax records
-# (`export` -> `@export`), which the chunker's symbol lists never contain.
+# (`export` -> `@export`), which the chunker's symbol lists never contain. The keywords are the grammar this
+# regex parses; the RPC keywords are a list, read from agent/data/changes/syntax.json.
 _GODOT3_KEYWORDS = re.compile(
     r"^[ \t]*(?:(export)\s*(?:\(|var\b)|(onready)\s+var\b|(tool)[ \t]*(?:#.*)?$|"
-    rf"({RPC_KEYWORDS})\s+(?:func|var)\b)|\b(setget)\b", re.MULTILINE)
+    rf"({changes.alternation(changes.syntax().rpc_keywords)})\s+(?:func|var)\b)|\b(setget)\b", re.MULTILINE)
 
 # Godot 3 forms that the symbol lists miss or that have no API name of their own: the string call forms
 # (`connect("signal", target, "m")`, `Thread.start(self, "m")`, 3-argument `disconnect`), `.method()` /
