@@ -59,10 +59,6 @@ class ProjectScripts:
             return path if path in self.sources else None
         return self.class_paths.get(ref) or self.autoload_paths.get(ref)
 
-    @property
-    def built(self) -> int:
-        return sum(1 for m in self._models.values() if m is not None)
-
     def member_names(self) -> frozenset[str]:
         """Every member name (func, var, const, signal) a script of the project declares (built once)."""
         if self._members is None:
