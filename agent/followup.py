@@ -230,6 +230,17 @@ def godot4_code(chunks: list[ChunkDict], ctx: FollowupContext, language: str) ->
                               else phrase("already_godot4", language), ids)
     path = str(chunks[0].get("source_file"))
     candidate = None
+    migrated = _migrated_file(ctx.report, path)
+    if migrated is not None and len(chunks) > 1:  # the whole file: the migration engine's validated code
+        head = f"**{where({**chunks[0], 'end_line': chunks[-1].get('end_line')})}**"
+        if migrated.get("status") == "migrated":
+            code = migrated["migrated"]
+            return FollowupAnswer(f"{head}\n\n```gdscript\n{code.rstrip()}\n```", ids, code)
+        if migrated.get("migrated"):  # written where sure, TODOs where not: say which parts, show it whole
+            todos = [f"- {phrase('line', language)} {t['line']}: {t['reason']}" for t in migrated.get("todos") or []]
+            lines = [head, "", phrase("partial_code", language), *todos[:12], "", "```gdscript",
+                     migrated["migrated"].rstrip(), "```"]
+            return FollowupAnswer("\n".join(lines), ids, None, [f"todo: {len(todos)} part(s) left for a person"])
     if len(chunks) > 1 and path in ctx.file_texts:
         rows = [{**c, "status": "done", "code_text": ctx.chunk_texts.get(c["chunk_id"], "")} for c in chunks]
         candidate = suggested_snippet(ctx.file_texts[path], rows)
@@ -246,6 +257,12 @@ def godot4_code(chunks: list[ChunkDict], ctx: FollowupContext, language: str) ->
                  *change_lines([c for c in chunks if _is_flagged(c)], inp, cites)]
         return FollowupAnswer(_with_sources(lines, cites, language), ids, None, failures)
     return FollowupAnswer(f"{head}\n\n```gdscript\n{code.rstrip()}\n```", ids, code)
+
+
+def _migrated_file(report: Mapping[str, Any], path: str) -> dict[str, Any] | None:
+    """The migration engine's record of one script of the run (`report["migration"]`), if it has one."""
+    files = (report.get("migration") or {}).get("files") or []
+    return next((f for f in files if f.get("path") == path and f.get("kind") == "gdscript"), None)
 
 
 def _chunks_from_history(ctx: FollowupContext) -> list[ChunkDict]:

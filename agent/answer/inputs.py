@@ -93,6 +93,12 @@ async def load_docs_contents(pool: Any, ids: list[str]) -> dict[str, str]:
     return {r["chunk_id"]: r["content"] for r in rows}
 
 
+def _whole_migrated(report: Mapping[str, Any]) -> str | None:
+    """A one-script run's Godot 4 code from the migration engine, when it wrote all of it (validated)."""
+    scripts = [f for f in (report.get("migration") or {}).get("files") or [] if f.get("kind") == "gdscript"]
+    return scripts[0].get("migrated") if len(scripts) == 1 and scripts[0].get("status") == "migrated" else None
+
+
 def answer_input(report: Mapping[str, Any], *, codes: Mapping[str, str], contents: Mapping[str, str],
                  dimension: str = "unknown", history: list[tuple[str, str]] | None = None,
                  prompt: str | None = None, source_text: str | None = None) -> AnswerInput:
@@ -109,5 +115,5 @@ def answer_input(report: Mapping[str, Any], *, codes: Mapping[str, str], content
     return AnswerInput(
         prompt=question, task_type=task, language=answer_language(language), verdict=dict(report.get("verdict") or {}),
         chunks=chunks, codes=dict(codes), evidence=evidence_pool(chunks, contents), dimension=dimension,
-        suggested_code=direct.get("suggested_code"), source_text=source_text, history=list(history or []),
+        suggested_code=direct.get("suggested_code") or _whole_migrated(report), source_text=source_text, history=list(history or []),
     )

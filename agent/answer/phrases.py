@@ -122,6 +122,16 @@ _P: dict[str, dict[str, str]] = {
         "zh": "迁移到 Godot 4 无需任何修改。",
         "ru": "Для Godot 4 ничего менять не нужно.",
     },
+    "partial_code": {
+        "en": "The Godot 4 version below is written wherever every change is certain; the parts marked "
+              "`TODO(godot-rag)` were left as they were, for these reasons:",
+        "ko": "아래 Godot 4 버전은 변경이 확실한 부분만 바꾸었습니다. `TODO(godot-rag)` 표시가 있는 부분은 "
+              "다음 이유로 그대로 두었습니다:",
+        "zh": "下面的 Godot 4 版本只改写了确定的部分；标有 `TODO(godot-rag)` 的部分保持原样，原因如下：",
+        "ru": "Ниже версия для Godot 4, переписанная там, где каждое изменение однозначно; части с пометкой "
+              "`TODO(godot-rag)` оставлены как были, по этим причинам:",
+    },
+    "line": {"en": "line", "ko": "줄", "zh": "行", "ru": "строка"},
     "no_code": {
         "en": "No complete Godot 4 version could be written mechanically; apply the changes above by hand.",
         "ko": "완전한 Godot 4 버전을 자동으로 만들 수 없었습니다. 위의 변경을 직접 적용하세요.",

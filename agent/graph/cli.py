@@ -54,6 +54,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--owner", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_analyze)
 
+    p = sub.add_parser("migrate", help="write the validated Godot 4 form of a project, file, zip, GitHub URL or "
+                                       "snippet ('-'): a migrated copy (--out) or a unified diff (--patch), never in place")
+    p.add_argument("target", help="directory | .zip | file | GitHub URL | '-' for a snippet on stdin")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", default=None, help="a new (or empty) folder for the migrated copy")
+    where.add_argument("--patch", default=None, help="a file for the unified diff ('-' for stdout)")
+    p.add_argument("--format", choices=("json", "text"), default="text", help="the summary's format on stdout")
+    p.set_defaults(func=cmd_migrate)
+
     p = sub.add_parser("resume", help="continue an interrupted run at its first chunk that is not done")
     p.add_argument("run_id")
     p.add_argument("--format", choices=("json", "text"), default="text")
@@ -344,6 +353,40 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except RunExistsError as exc:
         raise CliFailure(str(exc), error="run_exists", run_id=run_id) from None
     return _print_report(report, args.format)
+
+
+@command
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """`godot-rag migrate TARGET (--out DIR | --patch FILE)`: the migration engine on the intake's files."""
+    from agent.intake import intake_target
+    from agent.migrate.patch import summary_text, unified_diff, write_copy
+
+    settings = _settings()
+    out = Path(args.out).expanduser() if args.out else None
+    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise CliFailure(f"cannot write to {args.out}: it exists and is not an empty folder (nothing is written over)")
+    patch = None if args.patch in (None, "-") else _check_out_path(args.patch)
+    if patch is not None and patch.exists():
+        raise CliFailure(f"cannot write to {args.patch}: the file exists (nothing is written over)")
+    intake = intake_target(args.target, settings=settings)
+    files = {f.path: f.text or "" for f in intake.expansion.files if f.included and f.text is not None}
+    migration = _using_service(settings, lambda service, _: service.migrate(files), reading_only=True)
+    try:
+        if out is not None:
+            write_copy(migration, files, out)
+        elif patch is not None:
+            _write_atomically(patch, unified_diff(migration, files))
+        else:
+            sys.stdout.write(unified_diff(migration, files))
+    except (OSError, ValueError) as exc:
+        raise CliFailure(f"cannot write the migration: {getattr(exc, 'strerror', None) or exc}") from None
+    if args.format == "json":
+        _write_json(migration.model_dump(mode="json"))
+    elif args.patch != "-":
+        sys.stdout.write(summary_text(migration) + "\n")
+    else:
+        _err(summary_text(migration))
+    return OK
 
 
 @command

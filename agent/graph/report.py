@@ -254,11 +254,13 @@ class Report(_Part):
     """Only for a pasted snippet (the key is absent otherwise)."""
     answer: dict[str, Any] | None = None
     """The answer step's reply to the user's question (`agent.answer.Answer` as JSON; absent until written)."""
+    migration: dict[str, Any] | None = None
+    """The validated Godot 4 code per file (`agent.migrate.ProjectMigration` as JSON; absent when nothing needed it)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict of the CLI contract."""
         out = self.model_dump(mode="json")
-        for optional in ("direct_answer", "answer"):
+        for optional in ("direct_answer", "answer", "migration"):
             if out[optional] is None:
                 del out[optional]
         return out
@@ -323,9 +325,17 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
     # a completed run keeps the verdict it stored; any other run shows where it stands now
     verdict = run.get("verdict") if state == "completed" and run.get("verdict") else None
     verdict = verdict or compute_verdict(rows, files, signals)
+    migration = (run.get("verdict") or {}).get("migration")  # written by the answer node (agent.migrate)
+    chunks = [chunk_report(r, state) for r in rows]
+    if migration:
+        _code_from_migration(chunks, migration)
     answer = None
     if run.get("source_origin") == "pasted_snippet":
         answer = direct_answer(await store.file_text(run_id) or "", rows, verdict)
+        if migration and answer is not None:  # the snippet's code is the engine's, validated, or none
+            gd = [f for f in migration.get("files") or [] if f.get("kind") == "gdscript"]
+            whole = gd[0] if len(gd) == 1 and gd[0].get("status") == "migrated" else None
+            answer = answer.model_copy(update={"suggested_code": whole.get("migrated") if whole else None})
     return Report(
         run_id=run_id,
         project_id=run["project_id"],
@@ -338,7 +348,7 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
         files=[FileEntry(path=f["path"], kind=f["kind"], sha256=f["sha256"], chunks=int(f["chunks"]))
                for f in files if f["included"]],
         excluded_files=[ExcludedFile(path=f["path"], reason=f["reason"]) for f in files if not f["included"]],
-        chunks=[chunk_report(r, state) for r in rows],
+        chunks=chunks,
         status_detail=run.get("status_detail") or "",
         owner=run.get("owner"),
         source=(run.get("source") or {}).get("source_file"),
@@ -357,7 +367,24 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
         ),
         direct_answer=answer,
         answer=(run.get("verdict") or {}).get("answer"),  # written by the answer node (agent.answer)
+        migration=migration or None,
     )
+
+
+def _code_from_migration(chunks: list[ChunkReport], migration: dict[str, Any]) -> None:
+    """Each chunk's suggested code is its span of the migrated file (or none where the engine left a TODO or
+    found nothing to change): a chunk and its file never disagree."""
+    by_file = {f["path"]: f for f in migration.get("files") or [] if f.get("kind") == "gdscript"}
+    for c in chunks:
+        f = by_file.get(c.source_file)
+        if f is None or c.judgment is None:
+            continue
+        hunk = next((h for h in f.get("hunks") or [] if h["start_line"] == c.start_line), None)
+        code = None
+        if hunk is not None and hunk["status"] == "migrated" and f.get("migrated"):
+            lines = f["migrated"].split("\n")
+            code = "\n".join(lines[hunk["new_start_line"] - 1 : hunk["new_end_line"]])
+        c.judgment = c.judgment.model_copy(update={"suggested_code": code})
 
 
 def render_text(report: Report | dict[str, Any]) -> str:

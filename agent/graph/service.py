@@ -138,6 +138,17 @@ class AnalysisService:
             retriever=retriever, embedder=embedder, durability=durability, window=window,
         )
 
+    async def migrate(self, files: dict[str, str]) -> Any:
+        """The validated Godot 4 form of `files` (path -> text): `agent.migrate.migrate_files` on this knowledge base."""
+        from types import SimpleNamespace
+
+        from agent.judge.project import knowledge_context
+        from agent.migrate import migrate_files
+
+        kb_handle = self.retriever or SimpleNamespace(settings=self.settings, pool=self.sync_pool)
+        kb = await asyncio.to_thread(knowledge_context, kb_handle)
+        return await asyncio.to_thread(migrate_files, files, kb)
+
     # ---- running ---------------------------------------------------------------------------
 
     async def analyze(self, intake: Any, **kw: Any) -> dict[str, Any]:

@@ -111,6 +111,8 @@ class EvidenceJudge:
         rewritten = {c.old for f, (c, _) in syntax
                      if c is not None and (c.new and c.new != f.rule.new or f.signal_gone and not c.new)}
         moved = {f.signal_gone.rsplit(".", 1)[-1] for f, (c, _) in syntax if f.signal_gone and c is not None and c.new}
+        rewritten_lines = {f.line for f, (c, _) in syntax if c is not None and c.new and f.rule is not None
+                           and f.rule.scope == "statement"}
         # `connect("hide", ...)` -> `hidden.connect(...)`: the rewrite already shows (and cites) the signal's rename
         cited_by_syntax = {i for _, (_, cited) in syntax for i in cited}
         moved |= {a.name for a in facts.godot3_api if a.name in signals and a.mapping.record_id in cited_by_syntax}
@@ -122,6 +124,8 @@ class EvidenceJudge:
             old, new = self._api_old_new(f, inp, target)
             if (new is None and old in rewritten) or f.name in moved:
                 continue  # the `connect` item says where the signal moved, or its new name
+            if f.line in rewritten_lines and (target or "").rsplit(".", 1)[-1] == f.name.rsplit(".", 1)[-1]:
+                continue  # same member, its line rewritten whole by a syntax change (`move_and_slide(v, up)`)
             if f.named_at >= 0:
                 placed[f.named_at] = _member_rename(f, target, inp) or ""
             elif derived_from_index(md):  # `items.remove(0)` on an Array

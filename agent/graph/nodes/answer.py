@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -19,6 +20,23 @@ _FLUSH_CHARS = 32
 """Streamed tokens go out in pieces of about this many characters (one UI update each)."""
 
 
+async def _migration(ctx: GraphContext, run_id: str, verdict: dict[str, Any]) -> dict[str, Any] | None:
+    """The validated Godot 4 form of the run's files (`agent.migrate`), when any chunk was judged Godot 3."""
+    from agent.judge.project import knowledge_context
+    from agent.migrate import migrate_files
+
+    if not (verdict.get("counts") or {}).get("godot3") or ctx.retriever is None:
+        return None
+    try:
+        expansion = await ctx.store.load_expansion(run_id)
+        files = {f.path: f.text or "" for f in expansion.files if f.included and f.text is not None}
+        kb = await asyncio.to_thread(knowledge_context, ctx.retriever)
+        return (await asyncio.to_thread(migrate_files, files, kb)).model_dump(mode="json")
+    except Exception:  # the verdict stands without a migration
+        log.exception("migration for run %s failed; the report goes out without one", run_id)
+        return None
+
+
 async def answer(state: AnalysisState, *, config: RunnableConfig, runtime: Runtime[GraphContext]) -> dict[str, Any]:
     """Write the answer of a completed run (streamed as `answer_token` events) and store it with the verdict."""
     from agent.answer import answer_run
@@ -28,6 +46,11 @@ async def answer(state: AnalysisState, *, config: RunnableConfig, runtime: Runti
     run = await ctx.store.get_run(run_id) or {}
     if run.get("status") != "completed" or not run.get("verdict"):  # aggregate stored both
         return {}
+    if "migration" not in run["verdict"]:
+        migration = await _migration(ctx, run_id, run["verdict"])
+        if migration is not None:
+            run["verdict"] = {**run["verdict"], "migration": migration}
+            await ctx.store.update_run(run_id, verdict=run["verdict"])
     report = (await build_report(ctx.store, run_id, live=False)).to_dict()
     total = report["progress"]["total"]
     pending: list[str] = []

@@ -1,0 +1,107 @@
+"""The migration engine: a snippet, a file or a whole project in its Godot 4 form, validated, never in place.
+
+    migrate_files(files, kb) -> ProjectMigration
+
+1. The project's context is built once from all its files (extends chains, scenes, autoloads, the scripts'
+   models), with the knowledge base's exact lookups (`kb`: every mapping row by name, pages by symbol).
+2. Each script is planned chunk by chunk and composed (`agent.migrate.script`); scenes, resources and
+   project.godot are rewritten from their data (`agent.migrate.resources`).
+3. The migrated project gets a context of its own, and every changed script is validated on it: parsed and
+   judged again; a rewrite that fails goes back to its original lines plus a TODO, and the file is composed
+   again. Running the migration on its own output changes nothing (tests/migrate, bench/ports.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.judge.project import ProjectContext, build_project_context
+from agent.migrate.model import (TODO_TAG, FileMigration, MigrationSummary, MigrationTodo, ProjectMigration)
+from agent.migrate.resources import migrate_project_godot, migrate_resource
+from agent.migrate.script import compose, file_migration, plan_script, validate_script
+
+__all__ = ["TODO_TAG", "FileMigration", "MigrationSummary", "ProjectMigration", "migrate_files", "migrate_snippet",
+           "migration_context"]
+
+SNIPPET_PATH = "snippet.gd"
+
+
+def migration_context(files: dict[str, str], kb: ProjectContext | None) -> ProjectContext:
+    """The project's context over `files`, with the knowledge base's index, mapping rows and pages."""
+    ctx = build_project_context(files, kb.api if kb is not None else None)
+    if kb is not None:
+        ctx.mappings, ctx.pages = kb.mappings, kb.pages
+    return ctx
+
+
+def _kind(path: str) -> str | None:
+    if path.endswith(".gd"):
+        return "gdscript"
+    if path.endswith(".tscn"):
+        return "scene"
+    if path.endswith(".tres"):
+        return "resource"
+    if path.rsplit("/", 1)[-1] == "project.godot":
+        return "project_config"
+    return None
+
+
+def _resource_failures(text: str) -> list[str]:
+    """A migrated scene or resource must name only resources it declares."""
+    declared = set(re.findall(r'^\[(?:ext|sub)_resource\b[^\]\n]*\bid="([^"]+)"', text, re.M))
+    used = set(re.findall(r'\b(?:Ext|Sub)Resource\("([^"]+)"\)', text))
+    missing = sorted(used - declared)
+    return [f"resource ids used but not declared: {', '.join(missing[:5])}"] if missing else []
+
+
+def _migrate_resource_file(path: str, kind: str, text: str) -> FileMigration:
+    result = migrate_project_godot(text) if kind == "project_config" else migrate_resource(path, text)
+    failures = _resource_failures(result.text) if kind != "project_config" else []
+    if failures:
+        return FileMigration(path=path, kind=kind, status="todo", failures=failures,
+                             todos=[MigrationTodo(line=1, reason="left as it was: " + failures[0])])
+    changed = result.text != text
+    todos = [MigrationTodo(line=line, reason=reason) for line, reason in result.todos]
+    return FileMigration(path=path, kind=kind, status="todo" if todos else "migrated" if changed else "unchanged",
+                         migrated=result.text if changed else None, edits=result.edits, todos=todos)
+
+
+def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMigration:
+    """Every script, scene, resource and project.godot of `files` (path -> text) in its Godot 4 form.
+
+    Other files are listed as skipped with the reason; nothing is written anywhere.
+    """
+    ctx = migration_context(files, kb)
+    planned: dict[str, tuple] = {}
+    out: list[FileMigration] = []
+    migrated_text: dict[str, str] = dict(files)
+    for path, text in sorted(files.items()):
+        kind = _kind(path)
+        if kind is None:
+            out.append(FileMigration(path=path, kind="resource", status="skipped",
+                                     reason="not a script, scene, resource or project.godot"))
+        elif kind == "gdscript":
+            plans, composed = plan_script(path, text, ctx)
+            planned[path] = (plans, composed)
+            migrated_text[path] = composed.text
+        else:
+            record = _migrate_resource_file(path, kind, text)
+            out.append(record)
+            if record.migrated is not None:
+                migrated_text[path] = record.migrated
+    changed = {p for p, (_, composed) in planned.items() if composed.text != files[p]}
+    after = migration_context(migrated_text, kb) if changed else ctx
+    for path, (plans, composed) in planned.items():
+        failures: list[str] = []
+        if path in changed:
+            failed = validate_script(path, files[path], composed, after)
+            if failed:
+                failures = [f"lines {p.chunk.span.start_line}-{p.chunk.span.end_line}: {p.failure}" for p in failed]
+                composed = compose(files[path], plans)
+        out.append(file_migration(path, files[path], plans, composed, failures))
+    return ProjectMigration.of(out)
+
+
+def migrate_snippet(code: str, kb: ProjectContext | None, path: str = SNIPPET_PATH) -> FileMigration:
+    """One pasted script (or a file on its own) in its Godot 4 form."""
+    return migrate_files({path: code}, kb).files[0]

@@ -1,0 +1,259 @@
+"""Scenes, resources and project.godot in their Godot 4 form (`format=3`, `config_version=5`).
+
+Read as Godot reads them: section headers (`[node name="A" type="Sprite" parent="."]`), then `key = value`
+lines whose values may span lines; string contents are never rewritten (an embedded script stays as it
+is, with a TODO). What changes comes from agent/data/changes/resources.json (the converter's tables and
+the 3.4/4.x API index): node and resource types, properties per the class that defines them (a subclass's
+sections too; `extents` doubled into `size`), value types (`PoolStringArray(` -> `PackedStringArray(`),
+resource ids (`ExtResource( 2 )` -> `ExtResource("2")`, consistently with `id="2"`), project settings,
+the input map's InputEvent fields and theme override prefixes. A property of a section whose type is not
+known (an instanced scene's node) is renamed only when no other 3.4 class has a property of that name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from agent.changes import DATA_DIR
+from agent.migrate.model import TODO_TAG
+
+_HEADER = re.compile(r"^\[(\w+)((?:[^\]\"]|\"(?:[^\"\\]|\\.)*\")*)\]\s*$")
+_ATTR = re.compile(r"(\w+)=(\"(?:[^\"\\]|\\.)*\"|[^\s\]]+)")
+_PROPERTY = re.compile(r"^([A-Za-z_][\w/.:]*)\s*=\s*")
+_RESOURCE_REF = re.compile(r"\b(ExtResource|SubResource)\(\s*(\d+)\s*\)")
+_FORMAT = re.compile(r"\bformat=2\b")
+_NUMBER = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+
+
+@dataclass(frozen=True)
+class ResourceChanges:
+    classes: dict[str, str]
+    bases: dict[str, str]
+    properties: dict[str, tuple[tuple[str, frozenset[str]], ...]]
+    """old property -> ((new, the 3.4 classes it is renamed on), ...)."""
+    unique: frozenset[str]
+    """Old properties no 3.4 class outside their rows' classes defines: renamed on any section."""
+    scaled: dict[tuple[str, str], tuple[str, float]]
+    settings: dict[str, str]
+    setting_values: dict[str, dict[str, str]]
+    property_values: dict[str, dict[str, str]]
+    """old property -> {old value: new value} (`pause_mode = 2` is `process_mode = 3`)."""
+    input_map: dict[str, str]
+    theme_overrides: tuple[tuple[str, str, frozenset[str]], ...]
+
+
+@cache
+def resource_changes() -> ResourceChanges:
+    """agent/data/changes/resources.json, read once per process."""
+    data = json.loads((DATA_DIR / "resources.json").read_text(encoding="utf-8"))
+    props: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    for row in data["properties"]:
+        props.setdefault(row["old"], []).append((row["new"], frozenset(row["classes"])))
+    return ResourceChanges(
+        classes=dict(data["classes"]), bases=dict(data["bases_34"]),
+        properties={k: tuple(v) for k, v in props.items()},
+        unique=frozenset(data.get("unique_properties", ())),
+        scaled={(r["class"], r["old"]): (r["new"], float(r["factor"])) for r in data["scaled"]},
+        settings=dict(data["settings"]), setting_values={k: dict(v) for k, v in data["setting_values"].items()},
+        property_values={k.rsplit(".", 1)[-1]: dict(v) for k, v in data["property_values"].items()},
+        input_map=dict(data["input_map"]),
+        theme_overrides=tuple((r["old"], r["new"], frozenset(r["classes"])) for r in data["theme_overrides"]))
+
+
+def _is_a(cls: str, ancestors: frozenset[str], bases: dict[str, str]) -> bool:
+    seen = 0
+    while cls and seen < 64:
+        if cls in ancestors:
+            return True
+        cls, seen = bases.get(cls, ""), seen + 1
+    return False
+
+
+def _string_mask(text: str) -> list[bool]:
+    """For each character: inside a string literal (values may span lines; `\\"` escapes)."""
+    mask = [False] * len(text)
+    inside = escaped = False
+    for k, c in enumerate(text):
+        if inside:
+            mask[k] = True
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                inside = False
+        elif c == '"':
+            inside = mask[k] = True
+    return mask
+
+
+def _sub_outside_strings(text: str, pattern: re.Pattern[str], repl, mask: list[bool]) -> tuple[str, int]:
+    out, last, n = [], 0, 0
+    for m in pattern.finditer(text):
+        if mask[m.start()]:
+            continue
+        new = repl(m)
+        if new != m.group(0):
+            out += [text[last:m.start()], new]
+            last, n = m.end(), n + 1
+    out.append(text[last:])
+    return "".join(out), n
+
+
+@dataclass
+class ResourceResult:
+    text: str
+    edits: int = 0
+    todos: list[tuple[int, str]] = field(default_factory=list)
+    """(line in the migrated text, reason)."""
+
+
+def _attrs(rest: str) -> dict[str, str]:
+    return {k: v for k, v in _ATTR.findall(rest)}
+
+
+def _retype(header: str, changes: ResourceChanges) -> tuple[str, int]:
+    """`type="Sprite"` -> `type="Sprite2D"`, `id=2` -> `id="2"`, `format=2` -> `format=3` in one header."""
+    n = 0
+
+    def typ(m: re.Match[str]) -> str:
+        nonlocal n
+        new = changes.classes.get(m.group(1))
+        n += new is not None
+        return f'type="{new}"' if new else m.group(0)
+    header = re.sub(r'\btype="(\w+)"', typ, header)
+    header, k = re.subn(r"\bid=(\d+)\b", r'id="\1"', header)
+    header, f = _FORMAT.subn("format=3", header)
+    return header, n + k + f
+
+
+def _scale(value: str, factor: float) -> str | None:
+    m = re.fullmatch(rf"(Vector[23])\(\s*({_NUMBER}(?:\s*,\s*{_NUMBER})*)\s*\)", value.strip())
+    if not m:
+        return None
+    nums = [float(x) * factor for x in re.split(r"\s*,\s*", m.group(2))]
+    return f"{m.group(1)}(" + ", ".join(f"{x:g}" for x in nums) + ")"
+
+
+def _property(key: str, section_type: str | None, changes: ResourceChanges) -> tuple[str, float] | None:
+    """(new key, factor) for a property of a section of `section_type` (3.4 name), or None."""
+    for old, new, classes in changes.theme_overrides:
+        if key.startswith(old) and (not classes or section_type in classes):
+            key = new + key[len(old):]
+            return key, 1.0
+    if section_type and (section_type, key) in changes.scaled:
+        return changes.scaled[(section_type, key)]
+    for new, classes in changes.properties.get(key, ()):
+        if section_type and _is_a(section_type, classes, changes.bases):
+            return new, 1.0
+        if section_type is None and key in changes.unique:
+            return new, 1.0
+    return None
+
+
+def migrate_resource(path: str, text: str) -> ResourceResult:
+    """A .tscn/.tres file in its Godot 4 form (format=3). Unchanged text for a file already in format 3."""
+    changes = resource_changes()
+    if not re.search(r"^\[gd_(?:scene|resource)\b[^\]\n]*\bformat=2\b", text, re.M):
+        return ResourceResult(text)
+    lines = text.split("\n")
+    mask_text = "\n".join(lines)
+    mask = _string_mask(mask_text)
+    out: list[str] = []
+    edits, todos = 0, []
+    offset = 0
+    section_type: str | None = None
+    in_script = False
+    for line in lines:
+        start = offset
+        offset += len(line) + 1
+        if start and mask[start - 1]:
+            out.append(line)  # inside a multi-line string value
+            continue
+        header = _HEADER.match(line)
+        if header:
+            attrs = _attrs(header.group(2))
+            typ = attrs.get("type", "").strip('"') or None
+            section_type = typ
+            if header.group(1) == "sub_resource" and typ == "GDScript":
+                in_script = True
+                todos.append((len(out) + 1, "a script embedded in this file is not migrated: move it to a .gd file "
+                                            "and migrate that"))
+                out.append(f"; {TODO_TAG}: a script embedded in this file is not migrated: move it to a .gd file")
+            else:
+                in_script = False
+            new, n = _retype(line, changes)
+            edits += n
+            out.append(new)
+            continue
+        prop = _PROPERTY.match(line)
+        if prop and not in_script:
+            key = prop.group(1)
+            renamed = _property(key, section_type, changes)
+            if renamed is not None:
+                new_key, factor = renamed
+                value = line[prop.end():]
+                if factor != 1.0:
+                    scaled = _scale(value, factor)
+                    if scaled is None:
+                        todos.append((len(out) + 1, f"{key} is {new_key} in Godot 4 ({factor:g}x the value)"))
+                        out.append(f"; {TODO_TAG}: {key} is {new_key} in Godot 4, {factor:g}x the value")
+                        out.append(line)
+                        continue
+                    value = scaled
+                value = changes.property_values.get(key, {}).get(value.strip(), value)
+                line = f"{new_key} = {value}"
+                edits += 1
+        out.append(line)
+    new_text = "\n".join(out)
+    mask = _string_mask(new_text)
+    new_text, n = _sub_outside_strings(new_text, _RESOURCE_REF, lambda m: f'{m.group(1)}("{m.group(2)}")', mask)
+    edits += n
+    value_types = {k: v for k, v in changes.classes.items() if k.startswith(("Pool", "Quat", "Transform"))}
+    if value_types:
+        rx = re.compile(r"\b(" + "|".join(map(re.escape, sorted(value_types, key=len, reverse=True))) + r")(?=\()")
+        new_text, n = _sub_outside_strings(new_text, rx, lambda m: value_types[m.group(1)], _string_mask(new_text))
+        edits += n
+    return ResourceResult(new_text, edits, todos)
+
+
+_SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
+_SETTING = re.compile(r"^([^=\s][^=]*?)=(.*)$")
+
+
+def migrate_project_godot(text: str) -> ResourceResult:
+    """project.godot for Godot 4: config_version=5, renamed settings and values, the input map's event fields."""
+    changes = resource_changes()
+    if not re.search(r"^config_version\s*=\s*[34]\s*$", text, re.M):
+        return ResourceResult(text)
+    out, edits, section = [], 0, ""
+    mask = _string_mask(text)
+    offset = 0
+    for line in text.split("\n"):
+        start = offset
+        offset += len(line) + 1
+        if start and mask[start - 1]:
+            out.append(line)
+            continue
+        if section == "input" and not line.startswith("["):  # an action's events span lines
+            for old, new in changes.input_map.items():
+                line, n = re.subn(rf'"{re.escape(old)}":', f'"{new}":', line)
+                edits += n
+        if m := _SECTION.match(line):
+            section = m.group(1)
+        elif re.fullmatch(r"config_version\s*=\s*[34]\s*", line):
+            line, edits = "config_version=5", edits + 1
+        elif (m := _SETTING.match(line)) and section:
+            key, value = m.group(1).strip(), m.group(2)
+            full = f"{section}/{key}"
+            if full in changes.settings and changes.settings[full].startswith(section + "/"):
+                new_full = changes.settings[full]
+                value = changes.setting_values.get(full, {}).get(value.strip(), value)
+                line, edits = f"{new_full[len(section) + 1:]}={value}", edits + 1
+            elif (new_value := changes.setting_values.get(full, {}).get(value.strip())) is not None:
+                line, edits = f"{key}={new_value}", edits + 1
+        out.append(line)
+    return ResourceResult("\n".join(out), edits)

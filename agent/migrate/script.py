@@ -1,0 +1,239 @@
+"""One GDScript file in its Godot 4 form: every chunk's rewrite composed in one pass, validated, or a TODO.
+
+A chunk's trip: the evidence judge decides it on the script's model with every mapping row its code names
+(`with_exact_rows`; no top-k search), and writes its Godot 4 form when every change is mechanical. The file
+is the chunks' spans replaced in order (they never overlap), with `# TODO(godot-rag): ...` lines above a
+chunk the judge could not rewrite, naming each change and its docs. Validation (`validate_script`) parses
+the result (no new tree-sitter error) and judges every chunk of it again on the same model: a rewrite that
+parses badly or still holds Godot 3 code goes back to its original lines plus a TODO saying why. A chunk's
+suggested code is this same engine on the chunk's span, so a chunk and its file never disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from agent.judge.base import JudgeInput
+from agent.judge.evidence import EvidenceJudge
+from agent.judge.exact_rows import with_exact_rows
+from agent.judge.facts import CodeFacts
+from agent.judge.project import ProjectContext
+from agent.migrate.model import TODO_TAG, FileMigration, MigrationHunk, MigrationTodo
+from agent.models import Chunk, EvidenceBundle, Judgment, SourceFile, SuggestedChange
+from agent.parse import chunk_file
+from agent.retrieve.query import split_trace
+
+MAX_TODOS_PER_CHUNK = 6
+_JUDGE = EvidenceJudge()
+
+
+def script_chunks(path: str, text: str) -> list[Chunk]:
+    """The chunker's non-empty chunks of one script, in file order."""
+    data = text.encode()
+    f = SourceFile(path=path, kind="gdscript", included=True, reason="migrate", size=len(data),
+                   sha256=hashlib.sha256(data).hexdigest(), text=text)
+    return [c for c in chunk_file(f) if c.code_text.strip()]
+
+
+def judge_chunk(chunk: Chunk, ctx: ProjectContext | None) -> tuple[Judgment, CodeFacts]:
+    """The evidence judge's decision on one chunk with every mapping row its code names (no search)."""
+    inp = with_exact_rows(JudgeInput(prompt="", trace=split_trace(chunk, "migrate"), chunk=chunk,
+                                     evidence=EvidenceBundle(query_id="migrate", task_type="migration"),
+                                     project=ctx))
+    return _JUDGE.decide(inp), inp.facts
+
+
+def needs_migration(facts: CodeFacts) -> bool:
+    """Godot 3 code a Godot 4 project cannot keep: a syntax change or an API the judge is sure of."""
+    return bool(facts.godot3_syntax or facts.godot3_strong)
+
+
+@dataclass
+class ChunkPlan:
+    """What the migration does with one chunk: its new text (None: unchanged) and its TODOs."""
+
+    chunk: Chunk
+    new: str | None = None
+    todos: list[tuple[str, str | None]] = field(default_factory=list)
+    items: list[SuggestedChange] = field(default_factory=list)
+    evidence_ids: list[str] = field(default_factory=list)
+    flagged: bool = False
+    failure: str = ""
+
+    def give_up(self, why: str) -> None:
+        """Back to the original lines, with a TODO that says why (and the items it could not write)."""
+        self.failure = why
+        self.new = None
+        self.todos = [(f"the Godot 4 rewrite was not kept: {why}", None)] + (self.todos or _item_todos(self.items))
+
+
+def _one_line(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _item_todos(items: list[SuggestedChange]) -> list[tuple[str, str | None]]:
+    """One TODO per item, without line numbers (the TODO lines above would shift them)."""
+    out: list[tuple[str, str | None]] = []
+    for c in items:
+        what = f"`{_one_line(c.old)}` -> " + (f"`{_one_line(c.new)}`" if c.new else "no direct Godot 4 form")
+        if (what, c.docs_url or c.old_docs_url) not in out:
+            out.append((what, c.docs_url or c.old_docs_url))
+    return out
+
+
+def _finding_todos(facts: CodeFacts) -> list[tuple[str, str | None]]:
+    out = []
+    for f in (*facts.godot3_syntax, *facts.godot3_strong):
+        target = f.mapping.metadata.get("target_api") if f.mapping is not None else None
+        new = f.rule.new if f.rule is not None else target
+        out.append((f"`{_one_line(f.text)}` is Godot 3"
+                    + (f"; Godot 4: `{_one_line(new)}`" if new else ""), None))
+    return out
+
+
+def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
+    """Judge one chunk and plan its migration: the rewrite when it is mechanical, else TODOs."""
+    judgment, facts = judge_chunk(chunk, ctx)
+    if not needs_migration(facts):
+        return ChunkPlan(chunk)
+    plan = ChunkPlan(chunk, items=list(judgment.suggested_changes), evidence_ids=list(judgment.evidence_ids),
+                     flagged=True)
+    code = judgment.suggested_code if judgment.version_signal == "godot3" else None
+    if code is not None and code != chunk.code_text:
+        plan.new = code
+    else:
+        plan.todos = _item_todos(plan.items) or _finding_todos(facts)
+    return plan
+
+
+def _todo_lines(plan: ChunkPlan, indent: str, above: str) -> list[tuple[str, str, str | None]]:
+    """The TODO comments to put above the chunk; none when it is marked already (a second migration)."""
+    comments = []
+    for line in reversed(above.split("\n")[:-1] if above.endswith("\n") else above.split("\n")):
+        if not line.strip().startswith("#"):
+            break
+        comments.append(line)
+    if any(TODO_TAG in line for line in comments) or f"# {TODO_TAG}:" in plan.chunk.code_text:
+        return []
+    todos = plan.todos[:MAX_TODOS_PER_CHUNK]
+    if len(plan.todos) > MAX_TODOS_PER_CHUNK:
+        todos.append((f"and {len(plan.todos) - MAX_TODOS_PER_CHUNK} more change(s): see the report", None))
+    return [(f"{indent}# {TODO_TAG}: " + (f"{reason} ({url})" if url else reason), reason, url) for reason, url in todos]
+
+
+@dataclass
+class Composed:
+    text: str
+    spans: list[tuple[ChunkPlan, int, int]]
+    """Each changed or marked plan and its span in the new text (bytes, TODO lines included)."""
+    todos: list[MigrationTodo]
+
+
+def compose(text: str, plans: list[ChunkPlan]) -> Composed:
+    """The file with every plan applied: chunk spans replaced in order, TODO lines above their chunks."""
+    data = text.encode()
+    out = bytearray()
+    spans: list[tuple[ChunkPlan, int, int]] = []
+    todos: list[MigrationTodo] = []
+    last = 0
+    for plan in sorted(plans, key=lambda p: p.chunk.span.start_byte):
+        c = plan.chunk
+        if plan.new is None and not plan.todos:
+            continue
+        line_start = data.rfind(b"\n", 0, c.span.start_byte) + 1
+        lead = data[line_start:c.span.start_byte].decode()
+        body = plan.new if plan.new is not None else c.code_text
+        first = (lead + c.code_text).split("\n", 1)[0]
+        indent = first[: len(first) - len(first.lstrip())]
+        above = data[max(0, line_start - 4000):line_start].decode(errors="replace")
+        marks = _todo_lines(plan, indent, above) if plan.todos else []
+        start_at = line_start if lead.strip() == "" else c.span.start_byte
+        out += data[last:start_at]
+        begin = len(out)
+        for mark, reason, url in marks:
+            out += (mark + "\n").encode()
+            todos.append(MigrationTodo(line=out.count(b"\n"), reason=reason, docs_url=url))
+        if start_at == line_start:
+            out += lead.encode()
+        out += body.encode()
+        spans.append((plan, begin, len(out)))
+        last = c.span.end_byte
+    out += data[last:]
+    return Composed(out.decode(), spans, todos)
+
+
+def parse_errors(text: str) -> list[tuple[int, int]]:
+    """Byte spans of tree-sitter ERROR and MISSING nodes."""
+    from agent.parse.gdscript import _parser
+
+    tree = _parser().parse(text.encode())
+    out, stack = [], [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            out.append((node.start_byte, node.end_byte))
+            continue
+        if node.has_error:
+            stack.extend(node.children)
+    return out
+
+
+def _owner(spans: list[tuple[ChunkPlan, int, int]], start: int, end: int) -> list[ChunkPlan]:
+    return [p for p, a, b in spans if p.new is not None and a <= max(start, end - 1) and start < b]
+
+
+def validate_script(path: str, original: str, composed: Composed, ctx: ProjectContext | None) -> list[ChunkPlan]:
+    """The plans whose rewrite fails: a new parse error inside it, or Godot 3 code left in it (judged again on
+    the migrated file's model). Each is given up with its reason (`ChunkPlan.give_up`)."""
+    bad: dict[int, ChunkPlan] = {}
+    before = len(parse_errors(original))
+    errors = parse_errors(composed.text)
+    if len(errors) > before:
+        for a, b in errors:
+            for p in _owner(composed.spans, a, b) or [p for p, _, _ in composed.spans if p.new is not None]:
+                bad.setdefault(id(p), p).failure = p.failure or "the rewrite does not parse"
+    if not bad:
+        for chunk in script_chunks(path, composed.text):
+            _, facts = judge_chunk(chunk, ctx)
+            if not needs_migration(facts):
+                continue
+            left = ", ".join(sorted({_one_line(f.text, 40) for f in (*facts.godot3_syntax, *facts.godot3_strong)}))
+            for p in _owner(composed.spans, chunk.span.start_byte, chunk.span.end_byte):
+                bad.setdefault(id(p), p).failure = p.failure or f"Godot 3 code left in it ({left})"
+    for p in bad.values():
+        p.give_up(p.failure)
+    return list(bad.values())
+
+
+def _line_of(text: str, byte: int) -> int:
+    return text.encode()[:byte].count(b"\n") + 1
+
+
+def file_migration(path: str, original: str, plans: list[ChunkPlan], composed: Composed,
+                   failures: list[str]) -> FileMigration:
+    """The record of one migrated script: its hunks traced to items and evidence, its TODOs, its counts."""
+    hunks = []
+    for plan, a, b in composed.spans:
+        c = plan.chunk
+        hunks.append(MigrationHunk(start_line=c.span.start_line, end_line=c.span.end_line,
+                                   new_start_line=_line_of(composed.text, a),
+                                   new_end_line=_line_of(composed.text, max(a, b - 1)), name=c.name,
+                                   status="migrated" if plan.new is not None and not plan.todos else "todo",
+                                   items=plan.items, evidence_ids=plan.evidence_ids))
+    flagged = [p for p in plans if p.flagged]
+    changed = composed.text != original
+    return FileMigration(
+        path=path, kind="gdscript",
+        status="todo" if composed.todos else "migrated" if changed else "unchanged",
+        migrated=composed.text if changed else None,
+        edits=sum(1 for p in plans if p.new is not None), hunks=hunks, todos=composed.todos, failures=failures,
+        flagged=len(flagged), complete=sum(1 for p in flagged if p.new is not None and not p.todos))
+
+
+def plan_script(path: str, text: str, ctx: ProjectContext | None) -> tuple[list[ChunkPlan], Composed]:
+    """Every chunk planned, then composed (before validation)."""
+    plans = [plan_chunk(c, ctx) for c in script_chunks(path, text)]
+    return plans, compose(text, plans)
