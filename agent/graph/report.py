@@ -335,7 +335,7 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
         if migration and answer is not None:  # the snippet's code is the engine's, validated, or none
             gd = [f for f in migration.get("files") or [] if f.get("kind") == "gdscript"]
             whole = gd[0] if len(gd) == 1 and gd[0].get("status") == "migrated" else None
-            answer = answer.model_copy(update={"suggested_code": whole.get("migrated") if whole else None})
+            answer = {**answer, "suggested_code": whole.get("migrated") if whole else None}
     return Report(
         run_id=run_id,
         project_id=run["project_id"],

@@ -365,6 +365,8 @@ def _rewrite_file_new(code: str) -> str:
         code = (code[: m.start()] + f"{indent}var {name} = {new_cls}.{method}({args})" + code[m.end() : o.start()]
                 + code[line_end:]).rstrip("\n") + ("\n" if code.endswith("\n") else "")
         masked = lex(code).masked
+    if re.search(rf"\b({changes.alternation(_FILE_CLASSES)})\s*\.\s*new\s*\(", lex(code).masked):
+        raise _NotMechanical("File/Directory.new() whose open() is not a statement of its own")  # 4.x opens statically
     for cls, members in _FILE_MEMBERS.items():
         if members:
             code = _sub_in_code(code, re.compile(rf"\b{cls}\s*\.\s*({changes.alternation(members)})\b"),

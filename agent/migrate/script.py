@@ -12,7 +12,6 @@ suggested code is this same engine on the chunk's span, so a chunk and its file 
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 
 from agent.judge.base import JudgeInput
