@@ -119,6 +119,8 @@ class Syntax:
     """syntax.json: the rules' facts and the name tables of the syntax rewrites."""
 
     rpc_keywords: tuple[str, ...]
+    rpc_annotations: dict[str, str]
+    """A Godot 3 RPC keyword on a function -> the Godot 4 annotation that lets the same peers call it."""
     moved: tuple[Moved, ...]
     os_window_properties: tuple[WindowProperty, ...]
     file_open_methods: tuple[str, ...]
@@ -230,7 +232,7 @@ def syntax() -> Syntax:
     """syntax.json."""
     data = _fields(_read("syntax.json"), "syntax.json",
                    {"rpc_keywords", "moved", "os_window_properties", "file_open_methods", "move_and_slide_arguments",
-                    "godot4_only", "rules"}, {"about"})
+                    "godot4_only", "rules", "rpc_annotations"}, {"about"})
     moved = []
     for k, row in enumerate(data["moved"]):
         where = f"syntax.json moved {k}"
@@ -256,7 +258,9 @@ def syntax() -> Syntax:
     godot4 = Godot4Only(_names(only["names"], "godot4_only names"), _names(only["globals"], "godot4_only globals"),
                         tuple(prefixes), _names(only["calls"], "godot4_only calls"))
     rules = tuple(_rule_facts(row, f"syntax.json rules {k}") for k, row in enumerate(data["rules"]))
-    return Syntax(_names(data["rpc_keywords"], "syntax.json rpc_keywords"), tuple(moved), tuple(props),
+    rpc = {_name(k, "syntax.json rpc_annotations"): _text(v, "syntax.json rpc_annotations")
+           for k, v in dict(data["rpc_annotations"]).items()}
+    return Syntax(_names(data["rpc_keywords"], "syntax.json rpc_keywords"), rpc, tuple(moved), tuple(props),
                   _names(data["file_open_methods"], "syntax.json file_open_methods"), tuple(args), godot4, rules)
 
 

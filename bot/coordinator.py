@@ -232,6 +232,11 @@ class Coordinator:
             log.info("run %s: result already posted", run_id)
             return False
         msg = fmt.result_message(report, top_items=self.config.top_items, question=question)
+        if report.migration:
+            downloads = await self.service.migration_downloads(run_id)
+            patch = fmt.patch_file(run_id, downloads[0]) if downloads is not None else None
+            if patch is not None and len(msg.files) < 10:
+                msg.files.append(patch)
         try:
             sent = await target.send(**msg.kwargs())
         except BaseException:

@@ -311,6 +311,15 @@ def _file(data: bytes, name: str) -> discord.File:
     return discord.File(io.BytesIO(data), filename=name)
 
 
+def patch_file(run_id: str, patch: str) -> discord.File | None:
+    """The migration's unified diff as an attachment, when it fits Discord's upload limit whole (a cut patch
+    would not apply: then the report points to `godot-rag migrate`)."""
+    data = patch.encode("utf-8")
+    if not data or len(data) > limits.FILE_BYTES:
+        return None
+    return discord.File(io.BytesIO(data), filename=f"godot4-{_safe_run_id(run_id)}.diff")
+
+
 def report_files(report: Report) -> list[discord.File]:
     """The full report as Markdown (for people) and JSON (the CLI's, for scripts), each under the upload cap."""
     rid = _safe_run_id(report.run_id)

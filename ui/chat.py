@@ -88,7 +88,15 @@ def report_file(report: dict[str, Any]) -> cl.File:
 
 
 async def _show_result(report: dict[str, Any]) -> None:
-    await cl.Message(content=final_markdown(report), elements=[report_file(report)]).send()
+    elements = [report_file(report)]
+    downloads = await (await runtime.service()).migration_downloads(report["run_id"]) if report.get("migration") else None
+    if downloads is not None:  # the validated Godot 4 project: as a patch, and as a migrated copy
+        patch, archive = downloads
+        elements += [cl.File(name=f"godot4-{report['run_id']}.diff", content=patch.encode("utf-8"), mime="text/x-diff",
+                             display="inline"),
+                     cl.File(name=f"godot4-{report['run_id']}.zip", content=archive, mime="application/zip",
+                             display="inline")]
+    await cl.Message(content=final_markdown(report), elements=elements).send()
 
 
 async def _drive(

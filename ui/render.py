@@ -225,13 +225,24 @@ def is_noise_only(report: Mapping[str, Any]) -> bool:
     return bool(labels) and all(label == "non_godot_noise" for label in labels)
 
 
+def migrated_markdown(report: Mapping[str, Any]) -> str:
+    """The validated Godot 4 version of the run, offered as downloads (the patch and the migrated zip below)."""
+    migration = report.get("migration")
+    if not migration or not (migration.get("summary") or {}).get("files_changed"):
+        return ""
+    from agent.graph.report import migration_line
+
+    return f"**Godot 4 version:** {migration_line(migration)}. The patch and the migrated project are attached below."
+
+
 def final_markdown(report: Mapping[str, Any]) -> str:
     """The whole closing answer: direct answer, verdict, files, migration items with sources, excluded files."""
     if is_noise_only(report):
         return NOT_GODOT + "\n\n" + verdict_markdown(report)
     citations = Citations()
     parts = [direct_answer_markdown(report), verdict_markdown(report), files_markdown(report),
-             migration_markdown(report, citations), sources_markdown(citations), excluded_markdown(report)]
+             migration_markdown(report, citations), sources_markdown(citations), excluded_markdown(report),
+             migrated_markdown(report)]
     return "\n\n".join(p for p in parts if p)
 
 

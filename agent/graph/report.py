@@ -387,6 +387,13 @@ def _code_from_migration(chunks: list[ChunkReport], migration: dict[str, Any]) -
         c.judgment = c.judgment.model_copy(update={"suggested_code": code})
 
 
+def migration_line(migration: dict[str, Any]) -> str:
+    """One line on a run's migration: files changed, edits, TODOs, and how much of what was flagged was written."""
+    s = migration.get("summary") or {}
+    return (f"{s.get('files_changed', 0)} file(s) changed, {s.get('edits', 0)} edit(s), {s.get('todos', 0)} TODO(s); "
+            f"{s.get('complete', 0)}/{s.get('flagged', 0)} flagged part(s) written completely and validated")
+
+
 def render_text(report: Report | dict[str, Any]) -> str:
     """A human-readable report for `--format text`."""
     r = report if isinstance(report, Report) else Report.model_validate(report)
@@ -402,6 +409,9 @@ def render_text(report: Report | dict[str, Any]) -> str:
         lines += ["", str(r.answer["markdown"]).rstrip()]
     elif r.direct_answer:
         lines += ["", f"answer: {r.direct_answer.answer}"]  # its unchecked code is never printed
+    if r.migration:
+        lines += ["", "godot 4 version: " + migration_line(r.migration)
+                  + " (write it with `godot-rag migrate SOURCE --out DIR` or `--patch FILE`)"]
     lines += ["", "chunks:"]
     for c in r.chunks:
         j = c.judgment

@@ -149,6 +149,19 @@ class AnalysisService:
         kb = await asyncio.to_thread(knowledge_context, kb_handle)
         return await asyncio.to_thread(migrate_files, files, kb)
 
+    async def migration_downloads(self, run_id: str) -> tuple[str, bytes] | None:
+        """(unified diff, zip of the migrated project) of a run whose report holds a migration that changed files."""
+        from agent.migrate import ProjectMigration
+        from agent.migrate.patch import unified_diff, zip_bytes
+
+        stored = (await self.report(run_id)).get("migration")
+        if not stored or not (stored.get("summary") or {}).get("files_changed"):
+            return None
+        expansion = await self.store.load_expansion(run_id)
+        originals = {f.path: f.text or "" for f in expansion.files if f.included and f.text is not None}
+        migration = ProjectMigration.model_validate(stored)
+        return unified_diff(migration, originals), await asyncio.to_thread(zip_bytes, migration, originals)
+
     # ---- running ---------------------------------------------------------------------------
 
     async def analyze(self, intake: Any, **kw: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from agent.judge.recommend import drop_godot3_recommendations
 from agent.judge.rewrite import is_variable_test, mechanical_rewrite, rename_in, rename_signals, rewrite_fragment
 from agent.judge.snippets import expression_at, statement_at
 from agent.judge.syntax_rules import VELOCITY_DECLARATION
+from agent.judge.templates import TemplateUse, moved_signals
 from agent.models import Judgment, SuggestedChange
 
 
@@ -100,6 +101,7 @@ class EvidenceJudge:
         reasons: list[str] = []
         renames: dict[str, str] = {}
         placed: dict[int, str] = {}  # offset of one use (or of a by-name use's quote) -> its new member name
+        uses: list[TemplateUse] = []  # `get_tree().is_network_server()` -> its Godot 4 expression (calls.json)
         at: dict[int, int] = {}  # change index -> offset in the chunk: items are listed in code order
         label = "migration_required"
         signals = signal_renames(facts)
@@ -126,10 +128,15 @@ class EvidenceJudge:
                 continue  # the `connect` item says where the signal moved, or its new name
             if f.line in rewritten_lines and (target or "").rsplit(".", 1)[-1] == f.name.rsplit(".", 1)[-1]:
                 continue  # same member, its line rewritten whole by a syntax change (`move_and_slide(v, up)`)
-            if f.named_at >= 0:
+            use = TemplateUse.at(f.name, inp.chunk.code_text, f.start) if f.named_at < 0 else None
+            if use is not None and not any(u.overlaps(use) for u in uses):
+                uses.append(use)
+                old, new = use.old, use.new
+            elif f.named_at >= 0:
                 placed[f.named_at] = _member_rename(f, target, inp) or ""
             elif derived_from_index(md):  # `items.remove(0)` on an Array
-                renamed = md.get("change_type") == "rename" and not f.weak
+                renamed = not f.weak and (md.get("change_type") == "rename" or md.get("change_type") == "signature_change"
+                                          and _same_call(f, inp, target))
                 member = _member_rename(f, target, inp) if renamed else None
                 owner = re.escape(f.name.rpartition(".")[0])
                 if member:
@@ -168,9 +175,12 @@ class EvidenceJudge:
                                                    "migration_required"):
                     label = proto.metadata["label"]
         api_olds, reasons_api = {c.old for c in changes}, len(reasons)
+        shadowed = _VELOCITY_NAME.search(inp.chunk.code_text) is not None and self._velocity_shadow(inp) is not None
         for f, (change, cited) in syntax:
             if change is not None and change.old in api_olds:
                 continue  # the API item shows this call already
+            if shadowed and f.name == "redeclared_property" and _VELOCITY_NAME.match(f.text):
+                continue  # the velocity item below says it, with the property's own page
             if change is not None:
                 at[len(changes)] = f.start
                 changes.append(change)
@@ -182,9 +192,10 @@ class EvidenceJudge:
             label = "migration_required"
         changes = [c for _, c in sorted(enumerate(changes), key=lambda kc: (at.get(kc[0], -1), kc[0]))]
         # a moved signal, or a call whose arguments change (`ResourceSaver.save(path, res)`), needs a person
-        by_hand = any(f.signal_gone or f.name == "call_form" for f in facts.godot3_syntax)
+        by_hand = any(f.signal_gone and f.signal_gone not in moved_signals() or f.name == "call_form"
+                      for f in facts.godot3_syntax)
         edits = [f.edit for f in facts.godot3_syntax if f.edit is not None]  # `var s := max(a, b)` typed
-        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits) \
+        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits, uses) \
             if facts.is_gdscript and not by_hand else None
         shadow = self._velocity_shadow(inp)
         if shadow is not None:
@@ -371,10 +382,52 @@ def _member_rename(f: Finding, target: str | None, inp: JudgeInput) -> str | Non
     api = inp.project.api if inp.project else None
     renamed_class = bool(old_owner) and api is not None and api.has_class(V3, old_owner) \
         and not api.has_class(V4, old_owner)
-    moved = owner and owner != old_owner and not renamed_class
+    moved = owner and owner != old_owner and not renamed_class and {owner, old_owner} != {"@GDScript", "@GlobalScope"}
     if moved and not (old_owner == "" and owner == (f.receiver or owner)):
         return None
-    return member if member.isidentifier() else None
+    # a read-only property's getter: `col.collider` -> `col.get_collider()`
+    return member if member.removesuffix("()").isidentifier() else None
+
+
+_PARAM = re.compile(r"(\w+)\s*:\s*(\w+)")
+_TEXT_TYPES = {"String", "StringName", "NodePath"}
+
+
+def _same_call(f: Finding, inp: JudgeInput, target: str | None) -> bool:
+    """A signature change this call does not reach: the same member name, and its arguments mean the same in
+    4.x (each one's parameter has the same name, or the first has the same type): `play("run")` on an
+    AnimatedSprite2D, `move_and_collide(v)`; never `move_and_collide(v, false)` (infinite_inertia vs test_only)."""
+    api = inp.project.api if inp.project else None
+    owner, _, member = f.name.rpartition(".")
+    new_owner, _, new_member = (target or "").rpartition(".")
+    if api is None or not owner or member != new_member:
+        return False
+    old, new = api.lookup(V3, owner, member, ("method",)), api.lookup(V4, new_owner or owner, member, ("method",))
+    code = inp.chunk.code_text
+    at = f.start + len(member)
+    m = re.match(r"\s*\(", code[at:])
+    if old is None or new is None or m is None:
+        return False
+    from agent.judge.snippets import close_paren
+
+    masked = lex(code).masked
+    close = close_paren(masked, at + m.end() - 1)
+    if close < 0:
+        return False
+    inner = masked[at + m.end():close - 1]
+    depth, n = 0, 0 if not inner.strip() else 1
+    for c in inner:
+        depth += c in "([{"
+        depth -= c in ")]}"
+        n += c == "," and depth == 0
+    p3, p4 = _PARAM.findall(old.signature.split("(", 1)[-1]), _PARAM.findall(new.signature.split("(", 1)[-1])
+    if not new.accepts(n) or n > len(p3) or n > len(p4):
+        return False
+    for i in range(n):
+        same_type = p3[i][1] == p4[i][1] or {p3[i][1], p4[i][1]} <= _TEXT_TYPES
+        if p3[i][0] != p4[i][0] and not (i == 0 and same_type):
+            return False
+    return True
 
 
 def _anchor_url(chunk_id: str, url: str | None) -> str | None:
@@ -422,6 +475,7 @@ def _url_34(f: Finding, inp: JudgeInput) -> str | None:
 
 
 _GODOT3_LABELS = ("godot3_api_in_godot4", "deprecated_or_removed_api", "migration_required")
+_VELOCITY_NAME = re.compile(r"^\s*var\s+velocity\b", re.M)
 _KINEMATIC_EXTENDS = re.compile(r"^\s*extends\s+KinematicBody(2D)?\b", re.M)
 _ZERO_INIT = re.compile(r"=\s*Vector[23]\s*(\.\s*ZERO\b|\(\s*\))\s*$|^[^=]*$")
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from agent import changes
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren
+from agent.judge.templates import moved_signal_path, template_edit
 from agent.judge.syntax_rules import (BASIS_FROM_EULER, GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, NODEPATH_AT,
                                      STRING_FROM, declared_variables, rule_matches)
 
@@ -44,21 +45,82 @@ def _sub_in_code(text: str, pattern: re.Pattern[str], repl, *, keep_strings: boo
     return "".join(out)
 
 
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_EXPORT_STRING_KINDS = {"FILE": "@export_file", "DIR": "@export_dir", "MULTILINE": "@export_multiline",
+                        "GLOBAL_FILE": "@export_global_file", "GLOBAL_DIR": "@export_global_dir"}
+_EXPORT_FLAG_KINDS = {f"LAYERS_{k}": f"@export_flags_{k.lower()}" for k in
+                      ("2D_PHYSICS", "2D_RENDER", "2D_NAVIGATION", "3D_PHYSICS", "3D_RENDER", "3D_NAVIGATION")}
+_CLASS_RENAMES = {**changes.renamed(kind="class"), **changes.renamed(rule="pool_array")}
+
+
+def _export_annotation(hint: str) -> tuple[str, str]:
+    """(annotation, type) of a Godot 3 `export(hint)`: `int, 1, 100` -> (`@export_range(1, 100)`, `int`)."""
+    parts = [p.strip() for p in re.split(r",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", hint)] if hint else []
+    if not parts:
+        return "@export", ""
+    head, rest = parts[0], parts[1:]
+    if head in ("int", "float") and rest and all(re.fullmatch(_NUMBER, p) for p in rest) and 2 <= len(rest) <= 3:
+        return f"@export_range({', '.join(rest)})", head
+    if head == "int" and rest and all(re.fullmatch(r'"[^"\n]*"', p) for p in rest):
+        return f"@export_enum({', '.join(rest)})", head
+    if head == "int" and len(rest) >= 2 and rest[0] == "FLAGS" and all(re.fullmatch(r'"[^"\n]*"', p) for p in rest[1:]):
+        return f"@export_flags({', '.join(rest[1:])})", head
+    if head == "int" and len(rest) == 1 and rest[0] in _EXPORT_FLAG_KINDS:
+        return _EXPORT_FLAG_KINDS[rest[0]], head
+    if head == "String" and rest and rest[0] in _EXPORT_STRING_KINDS and all(re.fullmatch(r'"[^"\n]*"', p)
+                                                                              for p in rest[1:]):
+        return _EXPORT_STRING_KINDS[rest[0]] + (f"({', '.join(rest[1:])})" if rest[1:] else ""), head
+    if head == "Color" and rest == ["RGB"]:
+        return "@export_color_no_alpha", head
+    if head == "Color" and rest == ["RGBA"]:
+        return "@export", head
+    if head == "Array" and len(rest) == 1 and re.fullmatch(r"[A-Za-z_]\w*", rest[0]):
+        return "@export", f"Array[{_CLASS_RENAMES.get(rest[0], rest[0])}]"
+    if not rest and re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?", head):
+        return "@export", _CLASS_RENAMES.get(head, head)  # a class, a built-in type or an enum of the script
+    raise _NotMechanical(f"export hint {hint!r}")
+
+
+def _group(m: re.Match[str], orig: str, k: int) -> str:
+    """Group `k` of a match on the masked text, as the original text has it (comments and strings kept)."""
+    return orig[m.start(k) - m.start():m.end(k) - m.start()] if m.group(k) is not None else ""
+
+
 def _export(m: re.Match[str], orig: str) -> str:
-    indent, hint = m.group(1), (m.group(3) or "").strip()
-    if hint and hint not in _SIMPLE_TYPES:
-        raise _NotMechanical(f"export hint {hint!r}")
-    return f"{indent}@export var {m.group(4)}" + (f": {hint}" if hint else "")
+    annotation, typ = _export_annotation(_group(m, orig, 3).strip())
+    own_type, inferred = m.group(5), m.group(6)
+    if own_type or not typ:  # `export(int) var x: int = 1`, `export var x := 1`: the declaration types itself
+        return f"{_group(m, orig, 1)}{annotation} var {m.group(4)}{_group(m, orig, 5)}{_group(m, orig, 6)}"
+    return f"{_group(m, orig, 1)}{annotation} var {m.group(4)}: {typ}" + (" =" if inferred else "")
+
+
+_RPC_FORMS = changes.syntax().rpc_annotations
+
+
+def _rpc(m: re.Match[str], orig: str) -> str:
+    return f"{m.group(1)}{_RPC_FORMS[m.group(2)]}\n{m.group(1)}func"
+
+
+def _super_calls(code: str) -> str:
+    """`return .f(x)` -> `return super.f(x)`: the parent call's dot, found by the syntax rule itself."""
+    rule = next(r for r in GDSCRIPT_RULES if r.name == "super_dot_call")
+    dots = [at for _, at in rule_matches(rule, lex(code).masked)]
+    for at in sorted(dots, reverse=True):
+        code = code[:at] + "super" + code[at:]
+    return code
 
 
 class _NotMechanical(Exception):
     """Raised inside a rewrite step that would need judgement."""
 
 
-def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] = frozenset()) -> str:
-    code = _sub_in_code(code, re.compile(r"^(\s*)export(\s*\(([^)\n]*)\))?\s+var\s+([A-Za-z_]\w*)", re.M), _export)
-    code = _sub_in_code(code, re.compile(r"^(\s*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
-    code = _sub_in_code(code, re.compile(r"^(\s*)tool\s*$", re.M), lambda m, o: f"{m.group(1)}@tool")
+def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = frozenset()) -> str:
+    code = _sub_in_code(code, re.compile(r"^([ \t]*)export(\s*\(([^)\n]*)\))?\s+var\s+([A-Za-z_]\w*)"
+                                         r"([ \t]*:[ \t]*[A-Za-z_][\w.\[\]]*)?([ \t]*:=)?", re.M), _export)
+    code = _sub_in_code(code, re.compile(r"^([ \t]*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
+    code = _sub_in_code(code, re.compile(r"^([ \t]*)tool[ \t]*$", re.M), lambda m, o: f"{m.group(1)}@tool")
+    code = _sub_in_code(code, re.compile(rf"^([ \t]*)({'|'.join(_RPC_FORMS)})[ \t]+func\b", re.M), _rpc)
+    code = _super_calls(code)
     code = _rewrite_calls(code, _YIELD, _await)
     code = _rewrite_move_and_slide(code)
     code = _sub_in_code(code, _STRING_CONNECT, _connect, keep_strings=True)
@@ -75,7 +137,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = False, declared: set[str] =
     code = _sub_in_code(code, _NODEPATH_AT, lambda m, o: "^")  # @"A/B" -> ^"A/B"
     code = _sub_in_code(code, _BASIS_FROM_EULER, lambda m, o: "Basis.from_euler(")
     code = _rewrite_string_from(code)
-    if with_setget:  # shown per change only: Godot 4 runs the setter on in-class access too
+    if with_setget:  # Godot 4 runs the setter on in-class access too (the item's caveat says so)
         code = _sub_in_code(code, re.compile(r"^([ \t]*)((?:@\w+(?:\([^)\n]*\))?[ \t]+)*var\s+[^\n]*?)[ \t]+setget[ \t]+"
                                              r"(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$", re.M), _setget)
     for old, new in {**_POOL, **_RECT}.items():
@@ -148,6 +210,11 @@ def _connect(m: re.Match[str], orig: str) -> str:
         raise _NotMechanical(f"{call} with extra arguments")
     callee = method if target == "self" else f"{target}.{method}"
     callee += f".bind({binds})" if binds else ""
+    before = m.string[max(0, m.start() - 40):m.start()]
+    receiver = re.search(r"([\w$]+\(\s*\))\s*\.\s*$", before) if not obj else None
+    moved = moved_signal_path(receiver.group(1), sig) if receiver else None
+    if moved:  # `get_tree().connect("network_peer_connected", ...)`: the signal is the multiplayer API's now
+        sig = moved
     return f"{obj}{sig}.{call}({callee}" + (f", {_connect_flags(flags)}" if flags else "") + ")"
 
 
@@ -409,7 +476,7 @@ def rewrite_fragment(fragment: str, declared: set[str] = frozenset()) -> str | N
 def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
                        placed: dict[int, str] | None = None,
                        signals: Mapping[str, str] | None = None,
-                       edits: Sequence[tuple[int, int, str]] = ()) -> str | None:
+                       edits: Sequence[tuple[int, int, str]] = (), uses: Sequence = ()) -> str | None:
     """The Godot 4 form of `code`, or None when the migration is not purely mechanical.
 
     `placed` renames single uses: the offset of a member's name (a use on a resolved receiver,
@@ -423,14 +490,30 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
     source = code
     replaced: set[str] = set()  # members renamed in place: none of their uses may stay behind
     changes = [(at, at, member) for at, member in (placed or {}).items()] + [(a, b, r) for a, b, r in edits]
-    for at, end, member in sorted(changes, reverse=True):
+    changes += [(u.begin, u.end, u) for u in uses]  # `uses` (TemplateUse): formed last, on the renamed receiver
+    spans = [(a, b) for a, b, _ in changes if b > a]
+    if any(a1 < b2 and a2 < b1 for i, (a1, b1) in enumerate(spans) for a2, b2 in spans[i + 1:]):
+        return None  # two edits of one expression: not one mechanical step
+    shifts: list[tuple[int, int]] = []  # (offset, length change) of each change made so far (later offsets first)
+    for at, end, member in sorted(changes, key=lambda c: (c[0], isinstance(c[2], str)), reverse=True):
+        if not isinstance(member, str):  # a TemplateUse: the use again, with the changes inside it applied
+            inside = sum(d for o, d in shifts if at <= o < end)
+            before = sum(d for o, d in shifts if at <= o < member.start)
+            edit = template_edit(member.api, code, member.start + before)
+            if edit is None or edit[0] != at or edit[1] != end + inside:
+                return None
+            code = code[:at] + edit[2] + code[edit[1]:]
+            shifts.append((at, len(edit[2]) - (edit[1] - at)))
+            continue
         if end > at:
             code = code[:at] + member + code[end:]
+            shifts.append((at, len(member) - (end - at)))
             continue
         if not member:
             return None
         if code[at] in "\"'":
             end = code.index(code[at], at + 1)
+            shifts.append((at, len(member) - (end - at - 1)))
             code = code[: at + 1] + member + code[end:]
             continue
         name = re.match(r"\w+", code[at:])
@@ -438,6 +521,7 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
             return None
         if name.group(0) != member:
             replaced.add(name.group(0))
+        shifts.append((at, len(member) - name.end()))
         code = code[:at] + member + code[at + name.end():]
     try:
         new = _rewrite_lines(code, declared=declared)

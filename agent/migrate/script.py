@@ -103,20 +103,44 @@ def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
     code = judgment.suggested_code if judgment.version_signal == "godot3" else None
     if code is not None and code != chunk.code_text:
         plan.new = code
+    elif _valid_as_written(facts):
+        plan.new = chunk.code_text  # validated like a rewrite: on the migrated project, the receivers' new classes
     else:
         plan.todos = _item_todos(plan.items) or _finding_todos(facts)
     return plan
 
 
-def _todo_lines(plan: ChunkPlan, indent: str, above: str) -> list[tuple[str, str, str | None]]:
-    """The TODO comments to put above the chunk; none when it is marked already (a second migration)."""
-    comments = []
-    for line in reversed(above.split("\n")[:-1] if above.endswith("\n") else above.split("\n")):
+def _valid_as_written(facts: CodeFacts) -> bool:
+    """Only members whose class was renamed around them (`$AnimatedSprite.play()` once the scene's node is an
+    AnimatedSprite2D, `is_on_floor()` in a CharacterBody2D): the text stays, the migrated project decides."""
+    if facts.godot3_syntax or not facts.godot3_strong:
+        return False
+    for f in facts.godot3_strong:
+        target = f.mapping.metadata.get("target_api") if f.mapping is not None else None
+        md = f.mapping.metadata if f.mapping is not None else {}
+        if not target or "." not in f.name or target.rsplit(".", 1)[-1] != f.name.rsplit(".", 1)[-1] \
+                or md.get("change_type") not in ("rename", None) or f.named_at >= 0:
+            return False
+    return True
+
+
+def marked(text: str, chunk: Chunk) -> bool:
+    """Whether a `# TODO(godot-rag):` line sits right above the chunk or in it: left to a person by an earlier
+    migration, so a second one leaves it as it is."""
+    if f"# {TODO_TAG}:" in chunk.code_text:
+        return True
+    data = text.encode()
+    line_start = data.rfind(b"\n", 0, chunk.span.start_byte) + 1
+    for line in reversed(data[max(0, line_start - 4000):line_start].decode(errors="replace").split("\n")[:-1]):
         if not line.strip().startswith("#"):
-            break
-        comments.append(line)
-    if any(TODO_TAG in line for line in comments) or f"# {TODO_TAG}:" in plan.chunk.code_text:
-        return []
+            return False
+        if TODO_TAG in line:
+            return True
+    return False
+
+
+def _todo_lines(plan: ChunkPlan, indent: str) -> list[tuple[str, str, str | None]]:
+    """The TODO comments to put above the chunk (`plan_script` leaves a chunk marked already unchanged)."""
     todos = plan.todos[:MAX_TODOS_PER_CHUNK]
     if len(plan.todos) > MAX_TODOS_PER_CHUNK:
         todos.append((f"and {len(plan.todos) - MAX_TODOS_PER_CHUNK} more change(s): see the report", None))
@@ -147,8 +171,7 @@ def compose(text: str, plans: list[ChunkPlan]) -> Composed:
         body = plan.new if plan.new is not None else c.code_text
         first = (lead + c.code_text).split("\n", 1)[0]
         indent = first[: len(first) - len(first.lstrip())]
-        above = data[max(0, line_start - 4000):line_start].decode(errors="replace")
-        marks = _todo_lines(plan, indent, above) if plan.todos else []
+        marks = _todo_lines(plan, indent) if plan.todos else []
         start_at = line_start if lead.strip() == "" else c.span.start_byte
         out += data[last:start_at]
         begin = len(out)
@@ -160,6 +183,10 @@ def compose(text: str, plans: list[ChunkPlan]) -> Composed:
         out += body.encode()
         spans.append((plan, begin, len(out)))
         last = c.span.end_byte
+        if not body.strip() and not marks:  # a chunk rewritten away (`var velocity = Vector2.ZERO`): its line too
+            last += data[last:last + 1] == b"\n"
+            if data[last:last + 1] == b"\n" and out.endswith(b"\n\n"):
+                last += 1
     out += data[last:]
     return Composed(out.decode(), spans, todos)
 
@@ -228,11 +255,18 @@ def file_migration(path: str, original: str, plans: list[ChunkPlan], composed: C
         path=path, kind="gdscript",
         status="todo" if composed.todos else "migrated" if changed else "unchanged",
         migrated=composed.text if changed else None,
-        edits=sum(1 for p in plans if p.new is not None), hunks=hunks, todos=composed.todos, failures=failures,
+        edits=sum(1 for p in plans if p.new is not None and p.new != p.chunk.code_text), hunks=hunks, todos=composed.todos, failures=failures,
         flagged=len(flagged), complete=sum(1 for p in flagged if p.new is not None and not p.todos))
 
 
 def plan_script(path: str, text: str, ctx: ProjectContext | None) -> tuple[list[ChunkPlan], Composed]:
     """Every chunk planned, then composed (before validation)."""
-    plans = [plan_chunk(c, ctx) for c in script_chunks(path, text)]
+    plans = []
+    for c in script_chunks(path, text):
+        if marked(text, c):  # a person's already: judged for the counts, never rewritten again
+            plan = plan_chunk(c, ctx)
+            plan.new, plan.todos = None, []
+            plans.append(plan)
+        else:
+            plans.append(plan_chunk(c, ctx))
     return plans, compose(text, plans)

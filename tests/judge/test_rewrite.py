@@ -24,11 +24,26 @@ def test_comments_strings_and_declared_names_untouched():
 
 
 def test_not_mechanical_gives_none():
-    assert mechanical_rewrite("var hp = 3 setget set_hp\n", {}, set()) is None
-    assert mechanical_rewrite("export(int, 0, 10) var level\n", {}, set()) is None
+    assert mechanical_rewrite("export(int, 0, 10, 2, 5) var level\n", {}, set()) is None
+    assert mechanical_rewrite("export(float, EASE) var curve\n", {}, set()) is None
     assert mechanical_rewrite("var f = File.new()\n", {"File": ""}, set()) is None
     velocity_other = mechanical_rewrite("func f():\n\tmotion = move_and_slide(motion)\n", {}, set())
     assert velocity_other == "func f():\n\tvelocity = motion\n\tmove_and_slide()\n\tmotion = velocity\n"
+
+
+def test_setget_export_hints_rpc_and_super_calls():
+    assert mechanical_rewrite("var hp = 3 setget set_hp, get_hp\n", {}, set()) == "var hp = 3: set = set_hp, get = get_hp\n"
+    assert mechanical_rewrite("export(int, 0, 10) var level\n", {}, set()) == "@export_range(0, 10) var level: int\n"
+    assert mechanical_rewrite('export(String, FILE, "*.json") var f\n', {}, set()) == \
+        '@export_file("*.json") var f: String\n'
+    assert mechanical_rewrite('export(int, "A", "B") var e\n', {}, set()) == '@export_enum("A", "B") var e: int\n'
+    assert mechanical_rewrite("export(Array, NodePath) var spawns\n", {}, set()) == \
+        "@export var spawns: Array[NodePath]\n"
+    assert mechanical_rewrite("export(PoolStringArray) var t\n", {}, set()) == "@export var t: PackedStringArray\n"
+    assert mechanical_rewrite("remotesync func hit(by):\n\tpass\n", {}, set()) == \
+        '@rpc("any_peer", "call_local")\nfunc hit(by):\n\tpass\n'
+    assert mechanical_rewrite("puppet func pos(p):\n\tpass\n", {}, set()) == "@rpc\nfunc pos(p):\n\tpass\n"
+    assert mechanical_rewrite("func f(x):\n\treturn .f(x) + 1\n", {}, set()) == "func f(x):\n\treturn super.f(x) + 1\n"
 
 
 def test_string_disconnect_and_connect_with_binds():

@@ -389,15 +389,18 @@ def test_a_string_that_names_no_engine_member_is_no_finding():
     assert not _godot3(other, "data.get")
 
 
-def test_a_string_connect_to_a_signal_that_moved_is_not_rewritten_in_place():
+def test_a_string_connect_to_a_signal_that_moved_is_rewritten_where_it_went():
     """`get_tree().connect("network_peer_connected", ...)`: 4.x's SceneTree has no such signal, so
-    `get_tree().network_peer_connected.connect(...)` would not run; the item says where it is instead."""
+    `get_tree().network_peer_connected.connect(...)` would not run; the item says where it is, and the code
+    connects there (agent/data/changes/calls.json `signals`)."""
     code = 'extends Node\n\nfunc f():\n\tget_tree().connect("network_peer_connected", self, "_on_peer")\n'
     judgment = _decide(code, "connect")
     assert [(c.old, c.new) for c in judgment.suggested_changes] == [
         ('get_tree().connect("network_peer_connected", self, "_on_peer")', "MultiplayerAPI.peer_connected")]
     assert "converter:network_peer_connected" in judgment.suggested_changes[0].note
-    assert judgment.suggested_code is None
+    assert judgment.suggested_code == "func f():\n\tget_tree().get_multiplayer().peer_connected.connect(_on_peer)"
+    elsewhere = 'extends Node\n\nfunc f(t):\n\tt.connect("network_peer_connected", self, "_on_peer")\n'
+    assert "network_peer_connected.connect" not in (_decide(elsewhere, "connect").suggested_code or "")
     kept = 'extends Node\n\nfunc f():\n\t$Button.connect("pressed", self, "_on_p")\n'
     assert _decide(kept, "connect").suggested_changes[0].new == "$Button.pressed.connect(_on_p)"
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent.judge.findings import (call_form, constructors, godot4_cues, gone_members, inference,
-                                  members_by_string, method_strings, overrides, renamed_members, signals,
+                                  members_by_string, method_strings, overrides, redeclared, renamed_members, signals,
                                   stringname_literal, syntax)
 from agent.judge.findings.common import FindContext, Finding
 
@@ -61,6 +61,7 @@ REGISTRY: tuple[Entry, ...] = (
     # `Basis(Vector3(...))` has its own syntax rule
     Rule("constructors", constructors.find, yields_start_to=("syntax",)),
     Rule("inference", inference.find, yields_line_to=("syntax",)),
+    Rule("redeclared", redeclared.find),
     Rule("godot4_cues", godot4_cues.find),
 )
 """Every rule, in the order code_facts runs them (the order findings appear in within each version)."""

@@ -17,7 +17,8 @@ from tests.retrieve.helpers import gd_chunks
 EMPTY = EvidenceBundle(query_id="t", task_type="t")
 
 ORDER = ("syntax", "stringname_literal", "renamed_members", "gone_members", "members_by_string",
-         "signal_gone", "overrides", "call_form", "method_strings", "constructors", "inference", "godot4_cues")
+         "signal_gone", "overrides", "call_form", "method_strings", "constructors", "inference", "redeclared",
+         "godot4_cues")
 
 
 def test_registry_order():

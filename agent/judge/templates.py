@@ -1,0 +1,111 @@
+"""Godot 4 forms of moved or reshaped calls as typed edits (agent/data/changes/calls.json).
+
+`get_tree().is_network_server()` -> `get_tree().get_multiplayer().is_server()`, `b.xform(v)` -> `(b * v)`,
+`space.intersect_ray(a, b)` -> `space.intersect_ray(PhysicsRayQueryParameters3D.create(a, b))`: the finding
+names the Godot 3 API, its use is located on the code (receiver as written, arguments split at top level),
+and the form for that argument count becomes one edit (start, end, replacement) of the chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from agent.changes import DATA_DIR
+from agent.judge.lexer import lex
+from agent.judge.snippets import close_paren, expression_at
+
+
+@cache
+def call_forms() -> dict[str, dict]:
+    """api name -> its row (forms by argument count, receiver, read)."""
+    rows = json.loads((DATA_DIR / "calls.json").read_text(encoding="utf-8"))["calls"]
+    return {r["api"]: r for r in rows}
+
+
+@cache
+def moved_signals() -> dict[str, tuple[str, str]]:
+    """`SceneTree.network_peer_connected` -> (the receiver as written, the path to the signal from it)."""
+    rows = json.loads((DATA_DIR / "calls.json").read_text(encoding="utf-8")).get("signals", [])
+    return {r["signal"]: (r["receiver"], r["path"]) for r in rows}
+
+
+def moved_signal_path(receiver: str, signal: str) -> str | None:
+    """The path to `signal` from `receiver` (text as written) when Godot 4 moved it there, else None."""
+    for gone, (recv, path) in moved_signals().items():
+        if gone.rsplit(".", 1)[-1] == signal and receiver.replace(" ", "") == recv:
+            return path
+    return None
+
+
+def _split_args(text: str, masked: str) -> list[str]:
+    out, depth, last = [], 0, 0
+    for k, c in enumerate(masked):
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if c == "," and depth == 0:
+            out.append(text[last:k].strip())
+            last = k + 1
+    tail = text[last:].strip()
+    return [*out, tail] if tail or out else []
+
+
+def template_edit(api: str, code: str, start: int) -> tuple[int, int, str] | None:
+    """(start, end, Godot 4 expression) for the use of `api` whose name starts at offset `start`, or None."""
+    row = call_forms().get(api)
+    if row is None or not 0 <= start < len(code):
+        return None
+    member = api.rsplit(".", 1)[-1]
+    if not code.startswith(member, start):
+        return None
+    masked = lex(code).masked
+    expr = expression_at(code, start)
+    at = expr.rfind(member)
+    begin = start - at
+    if at < 0 or code[begin:begin + len(expr)] != expr:
+        return None
+    recv = expr[:at].rstrip().removesuffix(".").rstrip() if at else ""
+    if "receiver" in row and recv != row["receiver"]:
+        return None
+    after = start + len(member)
+    if row.get("read"):
+        end = begin + len(expr)
+        if end != after or re.match(r"\s*=(?!=)", code[end:]) or re.match(r"\s*\(", masked[end:]):
+            return None  # an assignment or a call: not the read the form replaces
+        return begin, end, row["forms"][""].format(recv=recv)
+    open_at = after + len(masked[after:]) - len(masked[after:].lstrip(" \t"))
+    if open_at >= len(masked) or masked[open_at] != "(":
+        return None
+    close = close_paren(masked, open_at)
+    if close < 0:
+        return None
+    args = _split_args(code[open_at + 1:close - 1], masked[open_at + 1:close - 1])
+    form = row["forms"].get(str(len(args)))
+    if form is None or (not recv and "{recv}" in form):
+        return None
+    return begin, close, form.format(*args, recv=recv, args=", ".join(args))
+
+
+@dataclass(frozen=True)
+class TemplateUse:
+    """One use of an API with a Godot 4 form: where it is, and the start of its name (to locate it again
+    once the receiver's own renames are applied: `get_world().direct_space_state.intersect_ray(a, b)`)."""
+
+    api: str
+    begin: int
+    end: int
+    start: int
+    old: str
+    new: str
+
+    @classmethod
+    def at(cls, api: str, code: str, start: int) -> TemplateUse | None:
+        edit = template_edit(api, code, start)
+        if edit is None:
+            return None
+        return cls(api, edit[0], edit[1], start, code[edit[0]:edit[1]], edit[2])
+
+    def overlaps(self, other: TemplateUse) -> bool:
+        return self.begin < other.end and other.begin < self.end
