@@ -43,7 +43,7 @@ from agent.apiindex import V3, V4  # noqa: E402
 from agent.judge.lexer import identifiers, lex  # noqa: E402
 from agent.judge.project import knowledge_context  # noqa: E402
 from agent.migrate import TODO_TAG, migrate_files, migration_context  # noqa: E402
-from agent.migrate.script import judge_chunk, needs_migration, parse_errors, script_chunks  # noqa: E402
+from agent.migrate.script import judge_chunk, marked, needs_migration, parse_errors, script_chunks  # noqa: E402
 from agent.settings import Settings, default_renames_file  # noqa: E402
 from agent.storage.db import make_pool  # noqa: E402
 
@@ -73,16 +73,6 @@ def _functions(path: str, text: str) -> dict[str, str]:
     return {c.name: c.code_text for c in script_chunks(path, text) if c.chunk_kind == "function" and c.name}
 
 
-def _under_todo(text: str, chunk) -> bool:
-    before = text.encode()[: chunk.span.start_byte].decode(errors="replace").rstrip("\n").split("\n")
-    comments = []
-    for line in reversed(before):
-        if not line.strip().startswith("#"):
-            break
-        comments.append(line)
-    return any(TODO_TAG in c for c in comments) or f"# {TODO_TAG}" in chunk.code_text
-
-
 def _judge_side(files: dict[str, str], kb) -> dict[tuple[str, str], tuple[int, bool]]:
     """(path, function or chunk id) -> (Godot 3 findings, under a TODO) for every chunk of every script."""
     ctx = migration_context(files, kb)
@@ -92,7 +82,7 @@ def _judge_side(files: dict[str, str], kb) -> dict[tuple[str, str], tuple[int, b
             for c in script_chunks(path, text):
                 _, facts = judge_chunk(c, ctx)
                 n = len(facts.godot3_syntax) + len(facts.godot3_strong) if needs_migration(facts) else 0
-                out[(path, c.name if c.chunk_kind == "function" and c.name else c.chunk_id)] = (n, _under_todo(text, c))
+                out[(path, c.name if c.chunk_kind == "function" and c.name else c.chunk_id)] = (n, marked(text, c))
     return out
 
 

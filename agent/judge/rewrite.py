@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from agent import changes
 from agent.judge.lexer import lex
-from agent.judge.snippets import close_paren
+from agent.judge.snippets import close_paren, split_args
 from agent.judge.templates import moved_signal_path, template_edit
 from agent.judge.syntax_rules import (BASIS_FROM_EULER, GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, NODEPATH_AT,
                                      STRING_FROM, declared_variables, rule_matches)
@@ -244,21 +244,6 @@ def _hoist_icon(code: str) -> str:
     return "\n".join(lines)
 
 
-def _split_args(text: str, masked: str) -> list[str]:
-    """Top-level comma-separated arguments (positions from `masked`, content from `text`)."""
-    out, depth, last = [], 0, 0
-    for k, c in enumerate(masked):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append(text[last:k].strip())
-            last = k + 1
-    tail = text[last:].strip()
-    return [*out, tail] if tail or out else out
-
-
 def _rewrite_calls(code: str, name: re.Pattern[str], build) -> str:
     """Replace each call `name(args)` (located on the masked text) by `build(match, args, orig_call)`."""
     masked = lex(code).masked
@@ -270,7 +255,7 @@ def _rewrite_calls(code: str, name: re.Pattern[str], build) -> str:
         close = close_paren(masked, open_at)
         if close < 0:
             continue
-        args = _split_args(code[open_at + 1 : close - 1], masked[open_at + 1 : close - 1])
+        args = split_args(code[open_at + 1 : close - 1], masked[open_at + 1 : close - 1])
         repl = build(m, args, code[m.start() : close])
         if repl is None:
             continue
@@ -312,7 +297,7 @@ def _rewrite_move_and_slide(code: str) -> str:
         if m.group(4):
             raise _NotMechanical("move_and_slide_with_snap")
         indent, decl, target = m.group(1), m.group(2), m.group(3)
-        args = _split_args(line[m.end() : close - 1], view[m.end() : close - 1])
+        args = split_args(line[m.end() : close - 1], view[m.end() : close - 1])
         if not args or len(args) > len(_MAS_ARGUMENTS):
             out.append(line)
             continue
@@ -358,7 +343,7 @@ def _rewrite_tween(code: str) -> str:
         close = close_paren(masked, m.end() - 1)
         if close < 0:
             continue
-        args = _split_args(code[m.end() : close - 1], masked[m.end() : close - 1])
+        args = split_args(code[m.end() : close - 1], masked[m.end() : close - 1])
         repl = build(m, args, code[m.start() : close])
         if repl is None:
             continue

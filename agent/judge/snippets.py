@@ -119,3 +119,18 @@ def statement_at(text: str, start: int) -> str:
         k += 1
     stmt = lexed.no_comments[line_start:k]
     return " ".join(part.strip() for part in stmt.splitlines()).strip()
+
+
+def split_args(text: str, masked: str) -> list[str]:
+    """Top-level comma-separated arguments (positions from `masked`, content from `text`)."""
+    out, depth, last = [], 0, 0
+    for k, c in enumerate(masked):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(text[last:k].strip())
+            last = k + 1
+    tail = text[last:].strip()
+    return [*out, tail] if tail or out else out

@@ -15,7 +15,7 @@ from functools import cache
 
 from agent.changes import DATA_DIR
 from agent.judge.lexer import lex
-from agent.judge.snippets import close_paren, expression_at
+from agent.judge.snippets import close_paren, expression_at, split_args
 
 
 @cache
@@ -38,18 +38,6 @@ def moved_signal_path(receiver: str, signal: str) -> str | None:
         if gone.rsplit(".", 1)[-1] == signal and receiver.replace(" ", "") == recv:
             return path
     return None
-
-
-def _split_args(text: str, masked: str) -> list[str]:
-    out, depth, last = [], 0, 0
-    for k, c in enumerate(masked):
-        depth += c in "([{"
-        depth -= c in ")]}"
-        if c == "," and depth == 0:
-            out.append(text[last:k].strip())
-            last = k + 1
-    tail = text[last:].strip()
-    return [*out, tail] if tail or out else []
 
 
 def template_edit(api: str, code: str, start: int) -> tuple[int, int, str] | None:
@@ -81,7 +69,7 @@ def template_edit(api: str, code: str, start: int) -> tuple[int, int, str] | Non
     close = close_paren(masked, open_at)
     if close < 0:
         return None
-    args = _split_args(code[open_at + 1:close - 1], masked[open_at + 1:close - 1])
+    args = split_args(code[open_at + 1:close - 1], masked[open_at + 1:close - 1])
     form = row["forms"].get(str(len(args)))
     if form is None or (not recv and "{recv}" in form):
         return None

@@ -19,6 +19,7 @@ from agent.judge.evidence import EvidenceJudge
 from agent.judge.exact_rows import with_exact_rows
 from agent.judge.facts import CodeFacts
 from agent.judge.project import ProjectContext
+from agent.judge.recommend import recommendation_failures
 from agent.migrate.model import TODO_TAG, FileMigration, MigrationHunk, MigrationTodo
 from agent.models import Chunk, EvidenceBundle, Judgment, SourceFile, SuggestedChange
 from agent.parse import chunk_file
@@ -36,11 +37,15 @@ def script_chunks(path: str, text: str) -> list[Chunk]:
     return [c for c in chunk_file(f) if c.code_text.strip()]
 
 
+def _input(chunk: Chunk, ctx: ProjectContext | None) -> JudgeInput:
+    return with_exact_rows(JudgeInput(prompt="", trace=split_trace(chunk, "migrate"), chunk=chunk,
+                                      evidence=EvidenceBundle(query_id="migrate", task_type="migration"),
+                                      project=ctx))
+
+
 def judge_chunk(chunk: Chunk, ctx: ProjectContext | None) -> tuple[Judgment, CodeFacts]:
     """The evidence judge's decision on one chunk with every mapping row its code names (no search)."""
-    inp = with_exact_rows(JudgeInput(prompt="", trace=split_trace(chunk, "migrate"), chunk=chunk,
-                                     evidence=EvidenceBundle(query_id="migrate", task_type="migration"),
-                                     project=ctx))
+    inp = _input(chunk, ctx)
     return _JUDGE.decide(inp), inp.facts
 
 
@@ -95,14 +100,18 @@ def _finding_todos(facts: CodeFacts) -> list[tuple[str, str | None]]:
 
 def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
     """Judge one chunk and plan its migration: the rewrite when it is mechanical, else TODOs."""
-    judgment, facts = judge_chunk(chunk, ctx)
+    inp = _input(chunk, ctx)
+    judgment, facts = _JUDGE.decide(inp), inp.facts
     if not needs_migration(facts):
         return ChunkPlan(chunk)
     plan = ChunkPlan(chunk, items=list(judgment.suggested_changes), evidence_ids=list(judgment.evidence_ids),
                      flagged=True)
     code = judgment.suggested_code if judgment.version_signal == "godot3" else None
-    if code is not None and code != chunk.code_text:
+    refused = recommendation_failures(judgment, inp, facts) if code is not None else []
+    if code is not None and code != chunk.code_text and not refused:
         plan.new = code
+    elif refused:  # the run's validator refuses it too: Godot 3 API in what it would write
+        plan.give_up(refused[0].split(": ", 1)[-1])
     elif _valid_as_written(facts):
         plan.new = chunk.code_text  # validated like a rewrite: on the migrated project, the receivers' new classes
     else:
@@ -169,6 +178,8 @@ def compose(text: str, plans: list[ChunkPlan]) -> Composed:
         line_start = data.rfind(b"\n", 0, c.span.start_byte) + 1
         lead = data[line_start:c.span.start_byte].decode()
         body = plan.new if plan.new is not None else c.code_text
+        if body.strip():  # a removed last line (`var velocity`) must not leave its newline behind
+            body = body.rstrip("\n") + "\n" * (len(c.code_text) - len(c.code_text.rstrip("\n")))
         first = (lead + c.code_text).split("\n", 1)[0]
         indent = first[: len(first) - len(first.lstrip())]
         marks = _todo_lines(plan, indent) if plan.todos else []

@@ -120,7 +120,10 @@ async def test_file_and_zip_modes_download_only_after_deferring(kb_db_factory, m
     assert [f.filename.rsplit(".", 1)[1] for f in files] == [
         "md",
         "json",
-    ]  # many chunks: full report attached
+        "diff",
+    ]  # many chunks: full report attached, and the Godot 3 scripts' migration as a patch
+    patch = files[2].fp.read().decode()
+    assert "# godot-rag: " in patch and "--- a/" in patch and "\n+++ b/" in patch
     for kw in _sends_and_edits(rec2):
         assert_send_limits(kw)
 

@@ -50,7 +50,9 @@ async def test_300_chunk_project_progress_and_result(kb_db_factory, make_bot):
     for _t, name, kw in rec.calls:
         if name in ("channel.send", "message.edit", "followup.send"):
             assert_send_limits(kw)
-    md_file, json_file = post.files
+    md_file, json_file, patch_file = post.files  # the report, and the migration's patch within the upload limit
+    patch_file.fp.seek(0)
+    assert patch_file.filename.endswith(".diff") and len(patch_file.fp.read()) <= limits.FILE_BYTES
     json_file.fp.seek(0)
     report = json.loads(json_file.fp.read())
     assert len(report["chunks"]) >= 300

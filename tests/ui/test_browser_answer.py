@@ -44,3 +44,39 @@ def test_explain_question_and_a_followup(server, browser, artifacts_dir):
         page.screenshot(path=str(artifacts_dir / "ui-answer-followup.png"))
     finally:
         context.close()
+
+
+PLAYER_G3 = """extends KinematicBody2D
+
+export var speed = 200
+var velocity = Vector2()
+
+func _physics_process(delta):
+    velocity = move_and_slide(velocity, Vector2.UP)
+    yield(get_tree().create_timer(1.0), "timeout")
+"""
+
+
+def test_show_me_the_godot4_version_in_english_and_korean(server, browser, artifacts_dir):
+    """The 7-line snippet gets complete Godot 4 code from the migration engine, in both languages, with the patch."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        login(page, server.url, "alice", USERS["alice"])
+        send(page, "show me the Godot 4 version\n" + PLAYER_G3)
+        wait_verdict(page)
+        page.get_by_text("await get_tree().create_timer(1.0).timeout").first.wait_for(timeout=60_000)
+        body = page.locator("body").inner_text()
+        blocks = [t for t in page.locator("pre").all_inner_texts() if "extends CharacterBody2D" in t]
+        assert blocks, "a code block with the Godot 4 version"
+        for line in ("@export var speed = 200", "up_direction = Vector2.UP", "move_and_slide()",
+                     "await get_tree().create_timer(1.0).timeout"):
+            assert line in blocks[-1], line
+        assert "var velocity" not in blocks[-1] and "yield" not in blocks[-1]
+        assert re.search(r"godot4-[\w-]+\.diff", body), "the patch is offered as a download"
+        page.screenshot(path=str(artifacts_dir / "ui-answer-godot4-version.png"))
+        send(page, "Godot 4 버전 보여줘")
+        page.get_by_text("up_direction = Vector2.UP").nth(1).wait_for(timeout=60_000)
+        page.screenshot(path=str(artifacts_dir / "ui-answer-godot4-version-ko.png"))
+    finally:
+        context.close()
