@@ -75,8 +75,14 @@ def test_show_me_the_godot4_version_in_english_and_korean(server, browser, artif
         assert "var velocity" not in blocks[-1] and "yield" not in blocks[-1]
         assert re.search(r"godot4-[\w-]+\.diff", body), "the patch is offered as a download"
         page.screenshot(path=str(artifacts_dir / "ui-answer-godot4-version.png"))
+        before = page.locator("pre").count()
         send(page, "Godot 4 버전 보여줘")
-        page.get_by_text("up_direction = Vector2.UP").nth(1).wait_for(timeout=60_000)
+        godot4 = page.locator("pre", has_text="extends CharacterBody2D")
+        page.wait_for_function("n => document.querySelectorAll('pre').length > n", arg=before, timeout=60_000)
+        godot4.nth(1).wait_for(timeout=60_000)  # a second code block: the Korean reply's
+        again = godot4.nth(1).inner_text()
+        assert "await get_tree().create_timer(1.0).timeout" in again and "var velocity" not in again
+        godot4.nth(1).scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts_dir / "ui-answer-godot4-version-ko.png"))
     finally:
         context.close()
