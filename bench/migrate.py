@@ -20,7 +20,12 @@ between the two sides) and over every file, it reports for each:
 - `todos`, `unparsable` (files with more tree-sitter errors than before), `idempotent` (a second migration
   changes nothing; engine only) and seconds per 1,000 lines.
 
-    GODOT_RAG_HOME=.godot_rag_home .venv/bin/python bench/migrate.py /work/ports [--only NAME ...] [--out F.json]
+    GODOT_RAG_HOME=.godot_rag_home .venv/bin/python bench/migrate.py /work/ports [--only NAME ...]
+        [--godot3-only DIR] [--godot4-only DIR] [--out F.json]
+
+`--godot3-only DIR`: Godot 3 projects by others, each migrated whole (flagged and complete, TODOs, leftovers,
+files that no longer parse, idempotence); `--godot4-only DIR`: Godot 4 projects by others, the negative control
+(the files the migration would change: none should be).
 
 The knowledge base is the one of GODOT_RAG_HOME (its API index and mapping rows; no embeddings are loaded).
 """
@@ -132,11 +137,54 @@ def run_project(project: Path, kb, renames: dict) -> dict:
     return res
 
 
+def run_other(project: Path, kb) -> dict:
+    """A project by others, migrated whole: what was written, what was left, and, for a Godot 4 project (the
+    negative control), how many files the migration would touch (none should be)."""
+    files = _side(project)
+    lines = sum(t.count("\n") + 1 for p, t in files.items() if p.endswith(".gd"))
+    t0 = time.perf_counter()
+    migration = migrate_files(files, kb)
+    seconds = time.perf_counter() - t0
+    out = {**files, **{f.path: f.migrated for f in migration.files if f.migrated is not None}}
+    again = migrate_files(out, kb)
+    judged = _judge_side(out, kb)
+    return {"lines": lines, "engine_s": seconds, "flagged": migration.summary.flagged,
+            "complete": migration.summary.complete, "todos": migration.summary.todos,
+            "scripts_changed": sum(1 for f in migration.files if f.kind == "gdscript" and f.migrated is not None),
+            "other_files_changed": sum(1 for f in migration.files if f.kind != "gdscript" and f.migrated is not None),
+            "leftovers": sum(n for n, todo in judged.values() if not todo),
+            "unparsable": sorted(p for p, t in out.items() if p.endswith(".gd")
+                                 and len(parse_errors(t)) > len(parse_errors(files[p]))),
+            "idempotent": not any(f.migrated is not None for f in again.files),
+            "failures": [x for f in migration.files for x in f.failures]}
+
+
+def _others(root: Path, kb, label: str) -> dict:
+    results = {}
+    for project in sorted(p for p in root.iterdir() if p.is_dir()):
+        results[project.name] = r = run_other(project, kb)
+        print(f"{label} {project.name:45s} complete {r['complete']}/{r['flagged']}  scripts changed "
+              f"{r['scripts_changed']}  other files {r['other_files_changed']}  TODOs {r['todos']}  leftovers "
+              f"{r['leftovers']}  unparsable {len(r['unparsable'])}  idempotent {r['idempotent']}  "
+              f"{1000 * r['engine_s'] / max(1, r['lines']):.2f} s/1k lines", flush=True)
+    if results:
+        tot = {k: sum(r[k] for r in results.values()) for k in ("flagged", "complete", "scripts_changed",
+                                                                 "other_files_changed", "todos", "leftovers")}
+        print(f"{label} total: complete {tot['complete']}/{tot['flagged']}, scripts changed {tot['scripts_changed']}, "
+              f"other files changed {tot['other_files_changed']}, TODOs {tot['todos']}, leftovers outside TODOs "
+              f"{tot['leftovers']}, unparsable {sum(len(r['unparsable']) for r in results.values())}, idempotent "
+              f"{sum(r['idempotent'] for r in results.values())}/{len(results)}")
+    return results
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+", type=Path)
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--godot3-only", type=Path, default=None, help="Godot 3 projects by others (DIR/<project>/**)")
+    ap.add_argument("--godot4-only", type=Path, default=None,
+                    help="Godot 4 projects by others: the migration should change none of their files")
     args = ap.parse_args()
     renames_path = default_renames_file()
     if renames_path is None:
@@ -150,8 +198,10 @@ def main() -> int:
         print("the knowledge base has no API index: run `godot-rag ingest` first")
         return 2
     print("dev sources:")
-    for s in dev_sources(args.dirs, []):
+    for s in dev_sources(args.dirs, [d for d in (args.godot3_only, args.godot4_only) if d]):
         print("  " + "  ".join(f"{k}={v}" for k, v in s.items()))
+    others = {"godot3": _others(args.godot3_only, kb, "g3-by-others") if args.godot3_only else {},
+              "godot4": _others(args.godot4_only, kb, "g4-by-others") if args.godot4_only else {}}
     results = {}
     for d in args.dirs:
         for project in sorted(p for p in d.iterdir() if (p / "g3").is_dir()):
@@ -179,7 +229,7 @@ def main() -> int:
           f"{sum(r['idempotent'] for r in results.values())}/{len(results)} projects; fallbacks "
           f"{sum(len(r['failures']) for r in results.values())}")
     if args.out:
-        args.out.write_text(json.dumps(results, indent=1))
+        args.out.write_text(json.dumps({"ports": results, "others": others}, indent=1))
     return 0
 
 

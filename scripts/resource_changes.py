@@ -67,6 +67,11 @@ def main() -> int:
                      "physics/common/physics_fps": "physics/common/physics_ticks_per_second"},
         "setting_values": {"display/window/vsync/use_vsync": {"true": "1", "false": "0"},
                            "display/window/stretch/mode": {'"2d"': '"canvas_items"'}},
+        "removed_nodes": {"Tween": "Tween is no longer a node in Godot 4 (create_tween() in the script): remove "
+                                   "this node once no script uses it",
+                          "AnimationTreePlayer": "AnimationTreePlayer is gone in Godot 4: rebuild it as an AnimationTree",
+                          "Navigation": "Navigation is gone in Godot 4: NavigationRegion3D and the NavigationServer",
+                          "Navigation2D": "Navigation2D is gone in Godot 4: NavigationRegion2D and the NavigationServer"},
         "input_map": {r["old"].strip(',:"'): r["new"].strip(',:"') for r in tables["input_map_renames"] if r["enabled"]},
         "theme_overrides": [{"old": r["old"], "new": r["new"], "classes": [c for c in r["classes"].split(",") if c]}
                             for r in tables["theme_override_renames"] if r["old"] != r["new"]],

@@ -102,6 +102,7 @@ class EvidenceJudge:
         renames: dict[str, str] = {}
         placed: dict[int, str] = {}  # offset of one use (or of a by-name use's quote) -> its new member name
         uses: list[TemplateUse] = []  # `get_tree().is_network_server()` -> its Godot 4 expression (calls.json)
+        gone: set[str] = set()  # removed members of a typed receiver: the rewrite must leave no use of them
         at: dict[int, int] = {}  # change index -> offset in the chunk: items are listed in code order
         label = "migration_required"
         signals = signal_renames(facts)
@@ -143,6 +144,8 @@ class EvidenceJudge:
                     placed[f.start] = member
                 elif renamed and target and re.search(rf"\b{owner}\s*\.\s*$", inp.chunk.code_text[: f.start]):
                     renames[f.name] = target  # moved, used by its class's name: OS.get_ticks_msec -> Time
+                elif md.get("change_type") == "removed" and not target and f.receiver and not f.weak:
+                    gone.add(f.name.rsplit(".", 1)[-1])  # `$Tween.start()`: only if a rewrite removes every use
                 else:
                     placed[f.start] = ""  # not a rename, receiver unknown, or moved off an instance: a person
             elif f.name in signals:
@@ -195,7 +198,7 @@ class EvidenceJudge:
         by_hand = any(f.signal_gone and f.signal_gone not in moved_signals() or f.name == "call_form"
                       for f in facts.godot3_syntax)
         edits = [f.edit for f in facts.godot3_syntax if f.edit is not None]  # `var s := max(a, b)` typed
-        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits, uses) \
+        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits, uses, gone) \
             if facts.is_gdscript and not by_hand else None
         shadow = self._velocity_shadow(inp)
         if shadow is not None:

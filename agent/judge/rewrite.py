@@ -320,6 +320,17 @@ def _rewrite_thread_start(code: str) -> str:
     return _rewrite_calls(code, re.compile(r"(\.\s*)start\s*\("), build)
 
 
+def _property_path(literal: str) -> str:
+    """`"rect_position"` -> `"position"`: a property path string whose property only one 3.4 class family had,
+    under its Godot 4 name (agent/data/changes/resources.json); any other string stays as it is."""
+    m = re.fullmatch(r'(["\'])([A-Za-z_]\w*)((?::\w+)*)\1', literal.strip())
+    data = changes.resource_changes()
+    if m is None or m.group(2) not in data.unique:
+        return literal
+    new = data.properties[m.group(2)][0][0]
+    return f"{m.group(1)}{new}{m.group(3)}{m.group(1)}"
+
+
 def _rewrite_tween(code: str) -> str:
     """Tween node `interpolate_property(obj, prop, from, to, t[, trans, ease, delay])` -> `create_tween().tween_property()`."""
     done = []
@@ -327,6 +338,7 @@ def _rewrite_tween(code: str) -> str:
         if not 5 <= len(args) <= 8:
             return None
         obj, prop, start, final, dur, *rest = args
+        prop = _property_path(prop)
         tail = f".from({start})" if start else ""
         for method, value in zip(("set_trans", "set_ease", "set_delay"), rest):
             tail += f".{method}({value})"
@@ -461,7 +473,8 @@ def rewrite_fragment(fragment: str, declared: set[str] = frozenset()) -> str | N
 def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
                        placed: dict[int, str] | None = None,
                        signals: Mapping[str, str] | None = None,
-                       edits: Sequence[tuple[int, int, str]] = (), uses: Sequence = ()) -> str | None:
+                       edits: Sequence[tuple[int, int, str]] = (), uses: Sequence = (),
+                       gone: set[str] = frozenset()) -> str | None:
     """The Godot 4 form of `code`, or None when the migration is not purely mechanical.
 
     `placed` renames single uses: the offset of a member's name (a use on a resolved receiver,
@@ -537,4 +550,6 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
             return None
     if any(re.search(rf"\.\s*{re.escape(o)}\b|(?<![\w$%.]){re.escape(o)}\s*\(", masked) for o in replaced):
         return None  # a use of the same name not renamed (receiver unknown, past the item cap): half-migrated
+    if any(re.search(rf"\.\s*{re.escape(o)}\b", masked) for o in gone):
+        return None  # a removed member (`tween.start()`) that no rewrite took away
     return new

@@ -12,12 +12,10 @@ known (an instanced scene's node) is renamed only when no other 3.4 class has a 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from functools import cache
 
-from agent.changes import DATA_DIR
+from agent.changes import ResourceChanges, resource_changes
 from agent.migrate.model import TODO_TAG
 
 _HEADER = re.compile(r"^\[(\w+)((?:[^\]\"]|\"(?:[^\"\\]|\\.)*\")*)\]\s*$")
@@ -26,41 +24,6 @@ _PROPERTY = re.compile(r"^([A-Za-z_][\w/.:]*)\s*=\s*")
 _RESOURCE_REF = re.compile(r"\b(ExtResource|SubResource)\(\s*(\d+)\s*\)")
 _FORMAT = re.compile(r"\bformat=2\b")
 _NUMBER = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
-
-
-@dataclass(frozen=True)
-class ResourceChanges:
-    classes: dict[str, str]
-    bases: dict[str, str]
-    properties: dict[str, tuple[tuple[str, frozenset[str]], ...]]
-    """old property -> ((new, the 3.4 classes it is renamed on), ...)."""
-    unique: frozenset[str]
-    """Old properties no 3.4 class outside their rows' classes defines: renamed on any section."""
-    scaled: dict[tuple[str, str], tuple[str, float]]
-    settings: dict[str, str]
-    setting_values: dict[str, dict[str, str]]
-    property_values: dict[str, dict[str, str]]
-    """old property -> {old value: new value} (`pause_mode = 2` is `process_mode = 3`)."""
-    input_map: dict[str, str]
-    theme_overrides: tuple[tuple[str, str, frozenset[str]], ...]
-
-
-@cache
-def resource_changes() -> ResourceChanges:
-    """agent/data/changes/resources.json, read once per process."""
-    data = json.loads((DATA_DIR / "resources.json").read_text(encoding="utf-8"))
-    props: dict[str, list[tuple[str, frozenset[str]]]] = {}
-    for row in data["properties"]:
-        props.setdefault(row["old"], []).append((row["new"], frozenset(row["classes"])))
-    return ResourceChanges(
-        classes=dict(data["classes"]), bases=dict(data["bases_34"]),
-        properties={k: tuple(v) for k, v in props.items()},
-        unique=frozenset(data.get("unique_properties", ())),
-        scaled={(r["class"], r["old"]): (r["new"], float(r["factor"])) for r in data["scaled"]},
-        settings=dict(data["settings"]), setting_values={k: dict(v) for k, v in data["setting_values"].items()},
-        property_values={k.rsplit(".", 1)[-1]: dict(v) for k, v in data["property_values"].items()},
-        input_map=dict(data["input_map"]),
-        theme_overrides=tuple((r["old"], r["new"], frozenset(r["classes"])) for r in data["theme_overrides"]))
 
 
 def _is_a(cls: str, ancestors: frozenset[str], bases: dict[str, str]) -> bool:
@@ -178,6 +141,9 @@ def migrate_resource(path: str, text: str) -> ResourceResult:
             attrs = _attrs(header.group(2))
             typ = attrs.get("type", "").strip('"') or None
             section_type = typ
+            if header.group(1) == "node" and typ in changes.removed_nodes:
+                todos.append((len(out) + 1, changes.removed_nodes[typ]))
+                out.append(f"; {TODO_TAG}: {changes.removed_nodes[typ]}")
             if header.group(1) == "sub_resource" and typ == "GDScript":
                 in_script = True
                 todos.append((len(out) + 1, "a script embedded in this file is not migrated: move it to a .gd file "

@@ -100,3 +100,11 @@ def test_project_godot_gets_config_version_settings_and_the_input_map():
 def test_a_godot4_project_file_is_left_alone():
     text = 'config_version=5\n\n[application]\nconfig/name="x"\n'
     assert migrate_project_godot(text).text == text and migrate_project_godot(text).edits == 0
+
+
+def test_a_node_type_godot4_has_no_node_for_gets_a_todo():
+    text = '[gd_scene load_steps=1 format=2]\n\n[node name="Menu" type="Control"]\n\n[node name="Tween" type="Tween" parent="."]\n'
+    res = migrate_resource("menu.tscn", text)
+    lines = res.text.split("\n")
+    assert res.todos and lines[res.todos[0][0] - 1].startswith("; TODO(godot-rag): Tween is no longer a node")
+    assert lines[res.todos[0][0]] == '[node name="Tween" type="Tween" parent="."]'
