@@ -102,6 +102,10 @@ def _var_decl(node: Node, kind: DeclKind) -> Decl | None:
         return None
     typ = node.child_by_field_name("type")
     typ = None if typ is not None and typ.type == "inferred_type" else typ  # `:=` infers; it names no type
+    if typ is None and node.type == "export_variable_statement":  # Godot 3 `export(PackedScene) var s`: the hint types it
+        args = node.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        typ = first if first is not None and first.type in ("identifier", "type") else None
     onready = node.type == "onready_variable_statement" or any(
         c.type == "annotations" and b"onready" in c.text for c in node.children)
     inferred = any(c.type == "inferred_type" for c in node.children)

@@ -54,3 +54,9 @@ def test_inner_classes_are_models_of_their_own():
 def test_a_broken_script_still_gives_what_parses():
     m = ScriptModel.build("extends Node\nvar a: Timer\nfunc f(:\n    pass\nvar b := 1\n")
     assert m.extends == "Node" and "a" in m.members
+
+
+def test_a_godot3_export_hint_types_the_member():
+    m = ScriptModel.build("extends Node\nexport(PackedScene) var scene\nexport(int, 1, 3) var n = 2\nexport var x = 1\n")
+    assert m.members["scene"].type_text == "PackedScene" and m.members["n"].type_text == "int"
+    assert not m.members["x"].type_text
