@@ -95,15 +95,20 @@ def _godot4_names(api, text: str) -> set[str]:
     return {n for n in identifiers(lex(text).masked) if api.has_class(V4, n) or api.defined_anywhere(V4, n)}
 
 
+def _migrated_twice(files: dict[str, str], kb):
+    """(lines of script, the migration, its seconds, the migrated files, the migration of those)."""
+    lines = sum(t.count("\n") + 1 for p, t in files.items() if p.endswith(".gd"))
+    t0 = time.perf_counter()
+    migration = migrate_files(files, kb)
+    seconds = time.perf_counter() - t0
+    out = {**files, **{f.path: f.migrated for f in migration.files if f.migrated is not None}}
+    return lines, migration, seconds, out, migrate_files(out, kb)
+
+
 def run_project(project: Path, kb, renames: dict) -> dict:
     g3, g4 = _side(project / "g3"), _side(project / "g4")
     pairs = json.loads((project / "pairs.json").read_text()) if (project / "pairs.json").is_file() else []
-    lines = sum(t.count("\n") + 1 for p, t in g3.items() if p.endswith(".gd"))
-    t0 = time.perf_counter()
-    migration = migrate_files(g3, kb)
-    engine_s = time.perf_counter() - t0
-    engine = {**g3, **{f.path: f.migrated for f in migration.files if f.migrated is not None}}
-    again = migrate_files(engine, kb)
+    lines, migration, engine_s, engine, again = _migrated_twice(g3, kb)
     t0 = time.perf_counter()
     conv = converter_like(g3, renames)
     conv_s = time.perf_counter() - t0
@@ -141,12 +146,7 @@ def run_other(project: Path, kb) -> dict:
     """A project by others, migrated whole: what was written, what was left, and, for a Godot 4 project (the
     negative control), how many files the migration would touch (none should be)."""
     files = _side(project)
-    lines = sum(t.count("\n") + 1 for p, t in files.items() if p.endswith(".gd"))
-    t0 = time.perf_counter()
-    migration = migrate_files(files, kb)
-    seconds = time.perf_counter() - t0
-    out = {**files, **{f.path: f.migrated for f in migration.files if f.migrated is not None}}
-    again = migrate_files(out, kb)
+    lines, migration, seconds, out, again = _migrated_twice(files, kb)
     judged = _judge_side(out, kb)
     return {"lines": lines, "engine_s": seconds, "flagged": migration.summary.flagged,
             "complete": migration.summary.complete, "todos": migration.summary.todos,
@@ -211,6 +211,10 @@ def main() -> int:
             print(f"{project.name:45s} complete {r['complete']}/{r['flagged']}  validated {r['engine_validated']}/"
                   f"{r['engine_changed']} vs {r['converter_validated']}/{r['converter_changed']}  leftovers "
                   f"{r['engine_leftovers']} vs {r['converter_leftovers']}", flush=True)
+    if not results:  # projects by others only
+        if args.out:
+            args.out.write_text(json.dumps({"ports": {}, "others": others}, indent=1))
+        return 0
     tot = {k: sum(r[k] for r in results.values()) for k in next(iter(results.values()))
            if isinstance(next(iter(results.values()))[k], (int, float)) and not isinstance(
                next(iter(results.values()))[k], bool)}
