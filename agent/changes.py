@@ -264,6 +264,12 @@ def syntax() -> Syntax:
                   _names(data["file_open_methods"], "syntax.json file_open_methods"), tuple(args), godot4, rules)
 
 
+@cache
+def calls() -> dict:
+    """calls.json: moved calls' Godot 4 forms by argument count, and moved signals (read by agent/judge/templates.py)."""
+    return _read("calls.json")
+
+
 @dataclass(frozen=True)
 class ResourceChanges:
     """resources.json: what Godot 4 renamed in scenes, resources and project.godot (agent/migrate/resources.py)."""

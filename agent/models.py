@@ -81,6 +81,10 @@ class Expansion(_Model):
     def included(self) -> list[SourceFile]:
         return [f for f in self.files if f.included]
 
+    def texts(self) -> dict[str, str]:
+        """The included files' texts by path (what a project context or a migration reads)."""
+        return {f.path: f.text for f in self.files if f.included and f.text is not None}
+
     @property
     def excluded(self) -> list[SourceFile]:
         return [f for f in self.files if not f.included]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import sys
 import time
@@ -41,8 +40,7 @@ from agent.judge.base import JudgeInput  # noqa: E402
 from agent.judge.evidence import EvidenceJudge  # noqa: E402
 from agent.judge.project import api_index_for, build_project_context  # noqa: E402
 from agent.judge.validate import judge_and_validate  # noqa: E402
-from agent.models import SourceFile  # noqa: E402
-from agent.parse import chunk_file  # noqa: E402
+from agent.migrate.script import script_chunks  # noqa: E402
 from agent.retrieve.query import build_retriever_query, split_trace  # noqa: E402
 from agent.settings import Settings, default_classref3_dir, default_docs_dir  # noqa: E402
 
@@ -77,14 +75,6 @@ def godot3_snippets(ref: Path) -> list[Snippet]:
             if code.strip():
                 out.append(Snippet(f"{path.name}#{i}", code))
     return out
-
-
-def script_chunks(path: str, text: str) -> list:
-    """The real chunker's non-empty chunks of one script."""
-    data = text.encode()
-    f = SourceFile(path=path, kind="gdscript", included=True, reason="bench", size=len(data),
-                   sha256=hashlib.sha256(data).hexdigest(), text=text)
-    return [c for c in chunk_file(f) if c.code_text.strip()]
 
 
 def retrieve_all(retriever, queries: list, *, no_vectors: bool) -> list:

@@ -369,7 +369,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     if patch is not None and patch.exists():
         raise CliFailure(f"cannot write to {args.patch}: the file exists (nothing is written over)")
     intake = intake_target(args.target, settings=settings)
-    files = {f.path: f.text or "" for f in intake.expansion.files if f.included and f.text is not None}
+    files = intake.expansion.texts()
     migration = _using_service(settings, lambda service, _: service.migrate(files), reading_only=True)
     try:
         if out is not None:

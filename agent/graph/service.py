@@ -158,7 +158,7 @@ class AnalysisService:
         if not stored or not (stored.get("summary") or {}).get("files_changed"):
             return None
         expansion = await self.store.load_expansion(run_id)
-        originals = {f.path: f.text or "" for f in expansion.files if f.included and f.text is not None}
+        originals = expansion.texts()
         migration = ProjectMigration.model_validate(stored)
         return unified_diff(migration, originals), await asyncio.to_thread(zip_bytes, migration, originals)
 

@@ -19,7 +19,7 @@ from agent.judge.lexer import lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
 from agent.judge.rewrite import is_variable_test, mechanical_rewrite, rename_in, rename_signals, rewrite_fragment
-from agent.judge.snippets import expression_at, statement_at
+from agent.judge.snippets import close_paren, expression_at, split_args, statement_at
 from agent.judge.syntax_rules import VELOCITY_DECLARATION
 from agent.judge.templates import TemplateUse, moved_signals
 from agent.models import Judgment, SuggestedChange
@@ -178,11 +178,11 @@ class EvidenceJudge:
                                                    "migration_required"):
                     label = proto.metadata["label"]
         api_olds, reasons_api = {c.old for c in changes}, len(reasons)
-        shadowed = _VELOCITY_NAME.search(inp.chunk.code_text) is not None and self._velocity_shadow(inp) is not None
+        shadow = self._velocity_shadow(inp)
         for f, (change, cited) in syntax:
             if change is not None and change.old in api_olds:
                 continue  # the API item shows this call already
-            if shadowed and f.name == "redeclared_property" and _VELOCITY_NAME.match(f.text):
+            if shadow is not None and f.name == "redeclared_property" and _VELOCITY_NAME.match(f.text):
                 continue  # the velocity item below says it, with the property's own page
             if change is not None:
                 at[len(changes)] = f.start
@@ -200,7 +200,6 @@ class EvidenceJudge:
         edits = [f.edit for f in facts.godot3_syntax if f.edit is not None]  # `var s := max(a, b)` typed
         code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits, uses, gone) \
             if facts.is_gdscript and not by_hand else None
-        shadow = self._velocity_shadow(inp)
         if shadow is not None:
             change, cited, default = shadow
             changes.append(change)
@@ -411,18 +410,11 @@ def _same_call(f: Finding, inp: JudgeInput, target: str | None) -> bool:
     m = re.match(r"\s*\(", code[at:])
     if old is None or new is None or m is None:
         return False
-    from agent.judge.snippets import close_paren
-
     masked = lex(code).masked
     close = close_paren(masked, at + m.end() - 1)
     if close < 0:
         return False
-    inner = masked[at + m.end():close - 1]
-    depth, n = 0, 0 if not inner.strip() else 1
-    for c in inner:
-        depth += c in "([{"
-        depth -= c in ")]}"
-        n += c == "," and depth == 0
+    n = len(split_args(code[at + m.end():close - 1], masked[at + m.end():close - 1]))
     p3, p4 = _PARAM.findall(old.signature.split("(", 1)[-1]), _PARAM.findall(new.signature.split("(", 1)[-1])
     if not new.accepts(n) or n > len(p3) or n > len(p4):
         return False

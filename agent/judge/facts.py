@@ -14,7 +14,7 @@ from agent.apiindex import V3, V4, per_version_type, type_in
 from agent.judge.findings import REGISTRY, run
 from agent.judge.findings.arguments import TYPED_ARRAY
 from agent.judge.findings.common import (GD_CUES, MAX_USES_PER_RULE, CodeFacts, FindContext, Finding,
-                                         derived_from_index, signal_renames, without_derived)
+                                         derived_from_index, own_class, signal_renames, without_derived)
 from agent.judge.lexer import identifiers, lex
 from agent.judge.project import ProjectContext
 from agent.judge.receivers import by_name_uses, infer_var_types, scope_of
@@ -113,14 +113,6 @@ def _element_type(api):
     return element_type
 
 
-def _own_class(chunk: Chunk, project: ProjectContext | None) -> str | None:
-    """The class the chunk's script extends: the project's resolved chain, else the file's `extends`."""
-    if project is not None and project.script_class(chunk.source_file):
-        return project.script_class(chunk.source_file)
-    m = re.search(r"^\s*extends\s+([A-Za-z_]\w*)", f"{chunk.surrounding_context}\n{chunk.code_text}", re.M)
-    return m.group(1) if m else None
-
-
 def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext | None = None) -> CodeFacts:
     """Compute the facts for one chunk and its retrieved evidence (and its project, when known)."""
     gd = is_gdscript(chunk)
@@ -138,7 +130,7 @@ def code_facts(chunk: Chunk, evidence: EvidenceBundle, project: ProjectContext |
         surrounding = f"{chunk.surrounding_context}\n{inherited}" if inherited else chunk.surrounding_context
         context = lex(surrounding).masked  # the script's members, then those of its project base scripts
         facts.scope = scope_of(chunk.code_text, masked, context,
-                               own_class=_own_class(chunk, project), node_types=nodes, classes=classes,
+                               own_class=own_class(chunk, project), node_types=nodes, classes=classes,
                                node_names=api.node_name_types() if api is not None else None,
                                user_classes=project.class_bases if project else None)
         facts.named = by_name_uses(masked, lexed.strings)

@@ -8,12 +8,11 @@ and the form for that argument count becomes one edit (start, end, replacement) 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
 
-from agent.changes import DATA_DIR
+from agent import changes
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren, expression_at, split_args
 
@@ -21,15 +20,13 @@ from agent.judge.snippets import close_paren, expression_at, split_args
 @cache
 def call_forms() -> dict[str, dict]:
     """api name -> its row (forms by argument count, receiver, read)."""
-    rows = json.loads((DATA_DIR / "calls.json").read_text(encoding="utf-8"))["calls"]
-    return {r["api"]: r for r in rows}
+    return {r["api"]: r for r in changes.calls()["calls"]}
 
 
 @cache
 def moved_signals() -> dict[str, tuple[str, str]]:
     """`SceneTree.network_peer_connected` -> (the receiver as written, the path to the signal from it)."""
-    rows = json.loads((DATA_DIR / "calls.json").read_text(encoding="utf-8")).get("signals", [])
-    return {r["signal"]: (r["receiver"], r["path"]) for r in rows}
+    return {r["signal"]: (r["receiver"], r["path"]) for r in changes.calls().get("signals", [])}
 
 
 def moved_signal_path(receiver: str, signal: str) -> str | None:

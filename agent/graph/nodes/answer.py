@@ -29,7 +29,7 @@ async def _migration(ctx: GraphContext, run_id: str, verdict: dict[str, Any]) ->
         return None
     try:
         expansion = await ctx.store.load_expansion(run_id)
-        files = {f.path: f.text or "" for f in expansion.files if f.included and f.text is not None}
+        files = expansion.texts()
         kb = await asyncio.to_thread(knowledge_context, ctx.retriever)
         return (await asyncio.to_thread(migrate_files, files, kb)).model_dump(mode="json")
     except Exception:  # the verdict stands without a migration

@@ -126,6 +126,14 @@ GLOBAL_SCOPES = ("@GlobalScope", "@GDScript")
 MEMBER_USE = re.compile(r"\.\s*([A-Za-z_]\w*)\b")
 
 
+def own_class(chunk: Chunk, project: ProjectContext | None) -> str | None:
+    """The class the chunk's script extends: the project's resolved chain, else the file's `extends`."""
+    if project is not None and project.script_class(chunk.source_file):
+        return project.script_class(chunk.source_file)
+    m = re.search(r"^\s*extends\s+([A-Za-z_]\w*)", f"{chunk.surrounding_context}\n{chunk.code_text}", re.M)
+    return m.group(1) if m else None
+
+
 def line_of(text: str, offset: int) -> int:
     """1-based line of `offset` in `text`."""
     return text.count("\n", 0, offset) + 1

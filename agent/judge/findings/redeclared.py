@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from agent.apiindex import V3, V4
-from agent.judge.findings.common import FindContext, Finding, line_of
+from agent.judge.findings.common import FindContext, Finding, line_of, own_class
 from agent.judge.syntax_rules import SyntaxRule
 
 _MEMBER = re.compile(r"^var[ \t]+([A-Za-z_]\w*)[^\n]*", re.M)
@@ -22,21 +22,12 @@ _REMOVABLE = {"velocity"}
 """Properties whose Godot 4 default is the zero value a Godot 3 script gave its own member."""
 
 
-def _engine_base(ctx: FindContext) -> str | None:
-    project = ctx.project
-    base = project.script_class(ctx.chunk_file) if project is not None else None
-    if base:
-        return base
-    m = re.search(r"^\s*extends\s+([A-Za-z_]\w*)", f"{ctx.chunk.surrounding_context}\n{ctx.chunk.code_text}", re.M)
-    return m.group(1) if m else None
-
-
 def find(ctx: FindContext) -> list[Finding]:
     api = ctx.project.api if ctx.project is not None else None
     masked = ctx.facts.lexed.masked
     if api is None or "var" not in masked:
         return []
-    base3 = _engine_base(ctx)
+    base3 = own_class(ctx.chunk, ctx.project)
     base4 = api.class_renames.get(base3 or "", "")
     if not base3 or api.has_class(V4, base3) or not (api.has_class(V3, base3) or base4):
         return []  # a Godot 4 base, or a class both versions have: nothing newly inherited
