@@ -8,7 +8,7 @@
    project.godot are rewritten from their data (`agent.migrate.resources`).
 3. The migrated project gets a context of its own, and every changed script is validated on it: parsed and
    judged again; a rewrite that fails goes back to its original lines plus a TODO, and the file is composed
-   again. Running the migration on its own output changes nothing (tests/migrate, bench/ports.py).
+   again. Running the migration on its own output changes nothing (tests/migrate, bench/migrate.py).
 """
 
 from __future__ import annotations
