@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.answer.check import InheritedProperties, Retrieve, drop_inherited_zero_vars, code_failures
-from agent.answer.inputs import AnswerInput, evidence_pool
+from agent.answer.inputs import AnswerInput, EvidenceRef, evidence_pool
 from agent.answer.phrases import answer_language, phrase
 from agent.answer.template import Citations, add_api_docs, change_lines, explain_chunk_lines, sources_lines, where, \
     why_lines
-from agent.judge.project import ProjectContext, knowledge_context
+from agent.followup_query import FollowupQuery, chunk_number_of, is_flagged, resolve, wants_code
+from agent.judge.project import ProjectContext, knowledge_context, mapping_table_for
 from agent.models import EvidenceBundle, RetrieverQuery
+from agent.retrieve.mapping_table import MappingTable
 
 ChunkDict = Mapping[str, Any]
 RetrieveFn = Callable[[RetrieverQuery], EvidenceBundle]
@@ -33,14 +35,7 @@ _CODE_LINE = re.compile(
     r"\[node|\[ext_resource|config_version)|^\t|```"
 )
 _URL = re.compile(r"https?://|www\.", re.I)
-_CHUNK_NO = re.compile(r"(?:chunk|청크|块|片段|фрагмент\w*|кусок)\s*#?\s*(\d+)|#(\d+)|第\s*(\d+)\s*(?:块|个|段)", re.I)
-_FILE = re.compile(r"[\w./-]+\.(?:gd|tscn|tres|godot|cfg|import)\b")
-_IDENT = re.compile(r"\b_?[A-Za-z_][A-Za-z0-9_]{2,}\b")
-_WANTS_CODE = re.compile(
-    r"godot\s*4\s*(version|code|equivalent)|convert|rewrite|port\b|migrate|변환|바꿔|转换|改写|迁移|перепиш|конверт"
-    r"|godot\s*4\s*\S{0,3}\s*(버전|코드|版本|代码|верси|код)",
-    re.I,
-)
+_RATIONALE_IDS = re.compile(r"\[([^\[\]]+)\]")
 
 
 @dataclass
@@ -65,41 +60,12 @@ def is_followup(text: str, *, has_run: bool) -> bool:
     return len(text) <= 600
 
 
-def chunk_number_of(chunk: ChunkDict) -> int:
-    """The number users see (`#5`): chunk_order + 1."""
-    return int(chunk.get("chunk_order", 0)) + 1
-
-
 def _head(chunk: ChunkDict) -> str:
     return f"**#{chunk_number_of(chunk)} {where(chunk)}** (`{chunk.get('name') or chunk.get('chunk_kind')}`)"
 
 
 def _name(chunk: ChunkDict) -> str:
     return str(chunk.get("chunk_id", "")).rsplit(":", 1)[-1]
-
-
-def _is_flagged(chunk: ChunkDict) -> bool:
-    j = chunk.get("judgment") or {}
-    return j.get("version_signal") == "godot3" or bool(j.get("migration_required"))
-
-
-def find_chunks(question: str, report: Mapping[str, Any]) -> tuple[list[ChunkDict], str]:
-    """The chunks a question is about, and how they were found (number, file, name or none)."""
-    chunks: Sequence[ChunkDict] = report.get("chunks") or []
-    m = _CHUNK_NO.search(question)
-    if m:
-        number = int(next(g for g in m.groups() if g))
-        return [c for c in chunks if chunk_number_of(c) == number], "number"
-    files = {str(c.get("source_file")) for c in chunks}
-    for token in _FILE.findall(question):
-        hit = [f for f in files if f == token or f.endswith("/" + token)]
-        if hit:
-            return [c for c in chunks if c.get("source_file") in hit], "file"
-    names = {_name(c): c for c in chunks if c.get("chunk_kind") in {"function", "inner_class", "signal", "enum"}}
-    for ident in _IDENT.findall(question):
-        if ident in names:
-            return [names[ident]], "name"
-    return [], "none"
 
 
 def _items_for(report: Mapping[str, Any], chunk: ChunkDict) -> list[Mapping[str, Any]]:
@@ -150,6 +116,8 @@ class FollowupContext:
     props: InheritedProperties | None = None
     kb: ProjectContext | None = None
     """The knowledge base as a context (`project.knowledge_context`): suggested code is judged on its model."""
+    mappings: MappingTable | None = None
+    """Every api_mapping row, for a construct the run does not use ("what replaces yield?")."""
     dimension: str = "unknown"
     history: list[tuple[str, str]] = field(default_factory=list)
 
@@ -196,7 +164,7 @@ def explain(chunk: ChunkDict, ctx: FollowupContext, question: str, language: str
     why = why_lines([chunk], inp, cites)
     if why:
         lines += ["", phrase("why", language), *why]
-    if _is_flagged(chunk):
+    if is_flagged(chunk):
         lines += ["", phrase("steps", language), *change_lines([chunk], inp, cites)]
     return FollowupAnswer(_with_sources(lines, cites, language), [chunk["chunk_id"]])
 
@@ -204,7 +172,7 @@ def explain(chunk: ChunkDict, ctx: FollowupContext, question: str, language: str
 def why_flagged(chunks: list[ChunkDict], ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
     """Evidence-backed reasons, in plain words, for a file or chunks."""
     path = str(chunks[0].get("source_file"))
-    flagged = [c for c in chunks if _is_flagged(c)]
+    flagged = [c for c in chunks if is_flagged(c)]
     if not flagged:
         signals = ", ".join(sorted({(c.get("judgment") or {}).get("version_signal") or "?" for c in chunks}))
         return FollowupAnswer(phrase("not_flagged", language, where=path, signals=signals),
@@ -225,7 +193,7 @@ def godot4_code(chunks: list[ChunkDict], ctx: FollowupContext, language: str) ->
     from agent.graph.verdict import suggested_snippet
 
     ids = [c["chunk_id"] for c in chunks]
-    if not any(_is_flagged(c) for c in chunks):
+    if not any(is_flagged(c) for c in chunks):
         return FollowupAnswer(_head(chunks[0]) + "\n\n" + phrase("already_godot4", language) if len(chunks) == 1
                               else phrase("already_godot4", language), ids)
     path = str(chunks[0].get("source_file"))
@@ -254,7 +222,7 @@ def godot4_code(chunks: list[ChunkDict], ctx: FollowupContext, language: str) ->
         inp = _input(ctx, "", language)
         cites = Citations(inp.evidence)
         lines = [head, "", phrase("no_code", language), "", phrase("steps", language),
-                 *change_lines([c for c in chunks if _is_flagged(c)], inp, cites)]
+                 *change_lines([c for c in chunks if is_flagged(c)], inp, cites)]
         return FollowupAnswer(_with_sources(lines, cites, language), ids, None, failures)
     return FollowupAnswer(f"{head}\n\n```gdscript\n{code.rstrip()}\n```", ids, code)
 
@@ -265,14 +233,102 @@ def _migrated_file(report: Mapping[str, Any], path: str) -> dict[str, Any] | Non
     return next((f for f in files if f.get("path") == path and f.get("kind") == "gdscript"), None)
 
 
-def _chunks_from_history(ctx: FollowupContext) -> list[ChunkDict]:
-    """The chunk(s) the conversation was last about, if the user named one earlier in the thread."""
-    for role, text in reversed(ctx.history):
-        if role == "user":
-            chunks, how = find_chunks(text, ctx.report)
-            if chunks and how != "none":
-                return chunks
+def _change_place(change: Mapping[str, Any], language: str) -> str:
+    chunk = change["chunk"]
+    path = str(chunk.get("source_file") or "")
+    path = "snippet.gd" if path.startswith("pasted://") else path
+    name = chunk.get("name") or chunk.get("chunk_kind")
+    return (f"**{phrase('at_line', language, path=path, line=change['line'])}** — "
+            + phrase("in_chunk", language, n=chunk_number_of(chunk), name=name))
+
+
+def _note(change: Mapping[str, Any]) -> str:
+    """The judge's note without its `line N:` prefix and rule key (`move_and_slide_args; ...`)."""
+    note = re.sub(r"^line \d+:\s*", "", str(change.get("note") or "").strip())
+    head, sep, rest = note.partition(";")
+    if " " not in head.strip():
+        return rest.strip() if sep else ""
+    return note
+
+
+def _docs_of_line(chunk: ChunkDict, line: int) -> list[str]:
+    """The ids the chunk's rationale cites for one line (`... (line 8) -> ... [ids]`)."""
+    rationale = str((chunk.get("judgment") or {}).get("rationale") or "")
+    for part in re.split(r";\s+(?=Godot|`|[A-Z])", rationale):
+        if f"(line {line})" in part:
+            return [i.strip() for m in _RATIONALE_IDS.finditer(part) for i in m.group(1).split(",")]
     return []
+
+
+def changes_answer(query: FollowupQuery, ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
+    """Each change the question points at: where, the Godot 3 code, the Godot 4 code (or why there is none),
+    why, and the docs it rests on (quoted whole, in English), all cited."""
+    from agent.answer.template import docs_gist
+
+    inp = _input(ctx, question, language)
+    cites = Citations(inp.evidence)
+    lines: list[str] = []
+    for change in sorted(query.changes, key=lambda c: (str(c["chunk"].get("source_file")), c["line"]))[:6]:
+        old = str(change.get("old") or "").strip()
+        note = _note(change)
+        lines += ["", _change_place(change, language), "",
+                  f"{phrase('godot3_form', language)} `{' '.join(old.split())}`" if "\n" not in old
+                  else f"{phrase('godot3_form', language)}\n```gdscript\n{old}\n```"]
+        new, cited = change.get("new"), cites.cite(change.get("evidence_id"))
+        if new:
+            code = "\n".join(part.strip() for part in str(new).split(";")) if "; " in str(new) else str(new)
+            lines += [f"{phrase('godot4_form', language)}{cited}", "```gdscript", code.rstrip(), "```"]
+            if note:
+                lines.append(f"{phrase('why_inline', language)} {note}")
+        else:
+            key = "removed_in_4" if change.get("change_type") == "removed" else "no_one_line"
+            lines.append(phrase(key, language, note=f" ({note})" if note else "") + cited)
+        quotes = [(rid, docs_gist(ref, limit=400)) for rid in _docs_of_line(change["chunk"], change["line"])
+                  if (ref := inp.evidence.get(rid)) is not None and ref.table == "docs_chunks" and ref.content]
+        for rid, gist in quotes[:2]:
+            if gist:
+                lines += [phrase("docs_say", language), f"> {gist}{cites.cite(rid)}"]
+    if len(query.changes) > 6:
+        lines += ["", phrase("more_changes", language, n=len(query.changes) - 6)]
+    return FollowupAnswer(_with_sources(lines[1:], cites, language),
+                          list(dict.fromkeys(str(c["chunk"]["chunk_id"]) for c in query.changes)))
+
+
+def line_answer(query: FollowupQuery, ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
+    """A line with no change: say so, then explain the chunk it belongs to."""
+    chunk = query.chunks[0]
+    path = str(chunk.get("source_file") or "")
+    path = "snippet.gd" if path.startswith("pasted://") else path
+    head = phrase("line_no_change", language, line=query.line, path=path,
+                  chunk=phrase("in_chunk", language, n=chunk_number_of(chunk), name=chunk.get("name") or "?"))
+    inner = explain(chunk, ctx, question, language)
+    return FollowupAnswer(head + "\n\n" + inner.text, inner.chunk_ids)
+
+
+def knowledge_answer(query: FollowupQuery, ctx: FollowupContext, language: str) -> FollowupAnswer | None:
+    """A construct the run does not use ("what replaces yield?"): the knowledge base's change rows for it."""
+    table = ctx.mappings
+    if table is None:
+        return None
+    for word in query.words:
+        rows = [r for r in table.named([word, word.lstrip("@")]) if r.documents_a_change and not r.derived]
+        rows = rows or [r for r in table.named([word]) if r.status != "rejected"]
+        if not rows:
+            continue
+        pool = dict(_input(ctx, "", language).evidence)
+        for r in rows[:4]:
+            pool.setdefault(r.mapping_id, EvidenceRef(
+                evidence_id=r.mapping_id, table="api_mapping", title=r.hit.title or r.mapping_id,
+                url=r.hit.metadata.get("docs_url") or r.hit.metadata.get("source_url"),
+                source_api=r.source_api, target_api=r.target_api))
+        cites = Citations(pool)
+        lines = [phrase("kb_not_in_run", language, name=word), ""]
+        for r in rows[:4]:
+            key = "kb_renamed" if r.target_api else "kb_gone"
+            lines.append("- " + phrase(key, language, old=r.source_api, new=r.target_api or "",
+                                       kind=r.change_type.replace("_", " ")) + cites.cite(r.mapping_id))
+        return FollowupAnswer(_with_sources(lines, cites, language))
+    return None
 
 
 async def answer_followup(question: str, report: Mapping[str, Any], *, chunk_texts: Mapping[str, str] | None = None,
@@ -280,38 +336,42 @@ async def answer_followup(question: str, report: Mapping[str, Any], *, chunk_tex
     """Answer from the stored run (see module docstring); `retrieve` is a sync Retriever.retrieve."""
     ctx = ctx or FollowupContext(report=report, chunk_texts=chunk_texts or {}, retrieve=retrieve)
     language = _language(question, report)
-    chunks, how = find_chunks(question, report)
-    wants_code = bool(_WANTS_CODE.search(question))
-    if how == "number" and not chunks:
+    query = resolve(question, report, ctx.chunk_texts, ctx.history)
+    return await asyncio.to_thread(answer_query, query, ctx, question, language)
+
+
+def answer_query(query: FollowupQuery, ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
+    """The reply for a resolved follow-up: specific whenever the question named something the run holds."""
+    report = ctx.report
+    if query.number is not None:
         return FollowupAnswer(phrase("which_chunk", language, total=len(report.get("chunks") or [])))
-    if how == "none":
-        chunks = _chunks_from_history(ctx) if wants_code or re.search(r"\bit\b|그거|这个|это", question, re.I) else []
-        if not chunks and wants_code:
-            chunks = _whole_source(report)
-        how = "history" if chunks else "none"
-    if chunks and wants_code:
-        return await asyncio.to_thread(godot4_code, chunks, ctx, language)
-    if how == "file":
+    if query.target == "kb":
+        return knowledge_answer(query, ctx, language) or general(report, language)
+    chunks = query.chunks
+    if query.changes and (query.target in ("construct", "line") or query.want == "replace"):
+        return changes_answer(query, ctx, question, language)
+    if query.target == "line" and chunks:
+        return line_answer(query, ctx, question, language)
+    if query.target == "construct" and not query.changes:
+        head = phrase("name_no_change", language, name=query.construct)
+        if not chunks:
+            return FollowupAnswer(head)
+        inner = explain(chunks[0], ctx, question, language)
+        return FollowupAnswer(head + "\n\n" + inner.text, inner.chunk_ids)
+    if chunks and query.want == "code":
+        return godot4_code(chunks, ctx, language)
+    if chunks and (query.target == "file" or query.want == "why" and len(chunks) > 1):
         return why_flagged(chunks, ctx, question, language)
     if chunks:
-        return await asyncio.to_thread(explain, chunks[0], ctx, question, language)
+        return explain(chunks[0], ctx, question, language)
     return general(report, language)
-
-
-def _whole_source(report: Mapping[str, Any]) -> list[ChunkDict]:
-    """"Show me the Godot 4 version" with nothing named: the one file of the run, or the one flagged file."""
-    chunks = list(report.get("chunks") or [])
-    files = {c.get("source_file") for c in chunks if str(c.get("source_file", "")).endswith(".gd")}
-    flagged = {c.get("source_file") for c in chunks if _is_flagged(c)}
-    target = next(iter(files)) if len(files) == 1 else (next(iter(flagged)) if len(flagged) == 1 else None)
-    return [c for c in chunks if c.get("source_file") == target] if target else []
 
 
 def general(report: Mapping[str, Any], language: str) -> FollowupAnswer:
     """No chunk named: the verdict, the flagged chunks, and how to ask about one."""
     verdict = report.get("verdict") or {}
     label = verdict.get("label") or "ambiguous"
-    flagged = [c for c in report.get("chunks") or [] if _is_flagged(c)]
+    flagged = [c for c in report.get("chunks") or [] if is_flagged(c)]
     key = f"verdict_{label}" if label in ("godot3", "godot4", "mixed") else "verdict_ambiguous"
     out = [phrase(key, language)]
     if flagged:
@@ -340,6 +400,7 @@ async def followup_context(service: Any, run_id: str, question: str,
         file_texts=file_texts, retrieve=retriever.retrieve if retriever is not None else None,
         props=InheritedProperties(retriever.pool) if retriever is not None else None,
         kb=await asyncio.to_thread(knowledge_context, retriever) if retriever is not None else None,
+        mappings=await asyncio.to_thread(mapping_table_for, retriever) if retriever is not None else None,
         dimension=detect_project_dimension(chunks), history=list(history or []),
     )
 
@@ -352,12 +413,12 @@ async def answer_for_run(service: Any, run_id: str, question: str, history: list
     (it sees the conversation and streams through `on_token`); everything else is answered here.
     """
     ctx = await followup_context(service, run_id, question, history)
-    chunks, how = find_chunks(question, ctx.report)
+    query = resolve(question, ctx.report, ctx.chunk_texts, ctx.history)
     settings = service.settings
-    if how == "none" and settings.llm_base_url and not _WANTS_CODE.search(question):
+    if query.target == "none" and settings.llm_base_url and not wants_code(question):
         from agent.answer import answer_run
 
         answer = await answer_run(service.store, ctx.report, settings=settings, retriever=service.retriever,
                                   prompt=question, history=ctx.history, dimension=ctx.dimension, on_token=on_token)
         return FollowupAnswer(answer.markdown, [], answer.suggested_code, answer.validation_failures)
-    return await answer_followup(question, ctx.report, ctx=ctx)
+    return await asyncio.to_thread(answer_query, query, ctx, question, _language(question, ctx.report))

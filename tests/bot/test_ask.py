@@ -105,6 +105,20 @@ async def test_slash_ask_inside_and_outside_a_thread(kb_db_factory, make_bot):
     assert outside.ephemeral_texts()[-1].startswith("Ask inside the thread")
 
 
+async def test_a_thread_understands_followups_as_users_write_them(kb_db_factory, make_bot):
+    """The same follow-up understanding as the web chat: a construct, a line, a chunk number before its word."""
+    h = await make_bot(kb_db_factory())
+    h.bot._connection.user = Author(BOT_ID, bot=True)
+    rec = Recorder()
+    _channel, thread = await _thread_with_run(h, rec)
+    ask = h.cog("AskCog")
+    for question, shows in (("what do I use instead of move_and_slide?", "move_and_slide()"),
+                            ("line 1 ??", "CharacterBody2D"),
+                            ("2번 청크 설명해줘", "**#2 ")):
+        await ask.on_message(MentionMessage(f"<@{BOT_ID}> {question}", thread, Author(111), [Author(BOT_ID)]))
+        assert shows in thread.sent[-1].content, (question, thread.sent[-1].content)
+
+
 async def test_followups_share_the_rate_limits(kb_db_factory, make_bot):
     config = replace(TEST_CONFIG, user_rate=(1, 60.0))
     h = await make_bot(kb_db_factory(), config)

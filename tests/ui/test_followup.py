@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.followup import answer_for_run, find_chunks, godot4_version, is_followup
+from agent.followup import answer_for_run, godot4_version, is_followup
+from agent.followup_query import resolve
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -23,11 +24,16 @@ def test_chunks_are_found_by_number_file_or_name():
         {"chunk_id": "mob.gd:function:_physics_process", "chunk_order": 1, "chunk_kind": "function",
          "source_file": "enemies/mob.gd"},
     ]}
-    assert find_chunks("explain chunk 2", report)[0][0]["chunk_order"] == 1
-    assert find_chunks("청크 1 설명해줘", report)[0][0]["chunk_order"] == 0
-    assert find_chunks("why is mob.gd flagged?", report)[1] == "file"
-    assert find_chunks("show me the Godot 4 version of _physics_process", report)[1] == "name"
-    assert find_chunks("hello", report) == ([], "none")
+    assert resolve("explain chunk 2", report).chunks[0]["chunk_order"] == 1
+    assert resolve("청크 1 설명해줘", report).chunks[0]["chunk_order"] == 0
+    assert resolve("1번 청크 설명해줘", report).chunks[0]["chunk_order"] == 0
+    assert resolve("第2块", report).chunks[0]["chunk_order"] == 1
+    assert resolve("объясни 2-й фрагмент", report).chunks[0]["chunk_order"] == 1
+    assert resolve("why is mob.gd flagged?", report).target == "file"
+    q = resolve("show me the Godot 4 version of _physics_process", report)
+    assert (q.target, q.want) == ("name", "code")
+    assert resolve("hello", report).target == "none"
+    assert resolve("explain chunk 9", report).number == 9  # a number the run does not have
 
 
 def test_renames_skip_comments_and_partial_names():
