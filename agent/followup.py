@@ -20,7 +20,7 @@ from typing import Any
 from agent.answer.check import InheritedProperties, Retrieve, drop_inherited_zero_vars, code_failures
 from agent.answer.inputs import AnswerInput, EvidenceRef, evidence_pool
 from agent.answer.phrases import answer_language, phrase
-from agent.answer.template import Citations, add_api_docs, change_lines, explain_chunk_lines, sources_lines, where, \
+from agent.answer.template import Citations, add_api_docs, change_lines, explain_chunk_lines, sources_block, where, \
     why_lines
 from agent.followup_query import FollowupQuery, chunk_number_of, is_flagged, resolve, wants_code
 from agent.judge.project import ProjectContext, knowledge_context, mapping_table_for
@@ -147,8 +147,7 @@ def checked_code(code: str | None, ctx: FollowupContext) -> tuple[str | None, li
 
 
 def _with_sources(lines: list[str], cites: Citations, language: str) -> str:
-    src = sources_lines(cites.records())
-    return "\n".join([*lines, *(["", phrase("sources", language), *src] if src else [])])
+    return "\n".join([*lines, *sources_block(cites, language)])
 
 
 def explain(chunk: ChunkDict, ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
@@ -270,7 +269,7 @@ def changes_answer(query: FollowupQuery, ctx: FollowupContext, question: str, la
     lines: list[str] = []
     for change in sorted(query.changes, key=lambda c: (str(c["chunk"].get("source_file")), c["line"]))[:6]:
         old = str(change.get("old") or "").strip()
-        note = _note(change)
+        note = _note(change) if language == "en" else ""  # the judge's notes are English prose
         lines += ["", _change_place(change, language), "",
                   f"{phrase('godot3_form', language)} `{' '.join(old.split())}`" if "\n" not in old
                   else f"{phrase('godot3_form', language)}\n```gdscript\n{old}\n```"]

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.graph.verdict import changes_nothing
+
 ChunkDict = Mapping[str, Any]
 Want = Literal["code", "replace", "why", "explain", "general"]
 Target = Literal["number", "line", "file", "name", "construct", "history", "whole", "kb", "none"]
@@ -146,6 +148,8 @@ def changes_of(chunk: ChunkDict) -> list[dict[str, Any]]:
         return []
     out = []
     for c in (chunk.get("judgment") or {}).get("suggested_changes") or []:
+        if changes_nothing(c.get("old"), c.get("new")):
+            continue
         m = re.match(r"line (\d+)", str(c.get("note") or ""))
         out.append({**c, "line": int(m.group(1)) if m else chunk.get("start_line"), "chunk": chunk})
     return out

@@ -112,9 +112,25 @@ class Citation:
 
 @dataclass
 class Citations:
-    """Numbers sources in the order they are first cited (kapa-style `[1]`, `[2]`)."""
+    """Numbers sources in the order they are first cited (kapa-style `[1]`, `[2]`), one numbering per reply.
+
+    `after(answer)` continues the answer's numbering, so the table under an answer calls the same
+    evidence by the same number. Iterating gives what this message cited; label prototypes are not
+    sources (they are how the product decides) and are kept apart in `patterns()`.
+    """
 
     entries: dict[str, Citation] = field(default_factory=dict)
+    used: dict[str, None] = field(default_factory=dict)
+
+    @classmethod
+    def after(cls, answer: Mapping[str, Any] | None) -> Citations:
+        out = cls()
+        for c in (answer or {}).get("citations") or []:
+            rid = str(c.get("evidence_id") or "")
+            out.entries[rid] = Citation(number=int(c["number"]), record_id=rid, title=str(c.get("title") or rid),
+                                        table=str(c.get("table") or ""), url=anchor_url(rid, c.get("url")),
+                                        doc_version=c.get("doc_version"))
+        return out
 
     def cite(self, evidence: Mapping[str, Any]) -> Citation:
         """The citation of an evidence entry (a report chunk's `evidence` item), numbered on first use."""
@@ -123,17 +139,25 @@ class Citations:
             title = evidence.get("title") or rid
             if evidence.get("source_api") and evidence.get("target_api"):
                 title = f"{evidence['source_api']} → {evidence['target_api']}"
+            number = max((c.number for c in self.entries.values()), default=0) + 1
             self.entries[rid] = Citation(
-                number=len(self.entries) + 1, record_id=rid, title=str(title), table=str(evidence.get("table") or ""),
+                number=number, record_id=rid, title=str(title), table=str(evidence.get("table") or ""),
                 url=anchor_url(rid, evidence.get("source_url")), doc_version=evidence.get("doc_version"),
             )
+        self.used.setdefault(rid)
         return self.entries[rid]
 
     def __iter__(self):
-        return iter(self.entries.values())
+        """The sources this message cited, in number order (label prototypes are not sources)."""
+        cited = [self.entries[r] for r in self.used if self.entries[r].table != "label_prototypes"]
+        return iter(sorted(cited, key=lambda c: c.number))
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return sum(1 for _ in self)
+
+    def patterns(self) -> list[Citation]:
+        """The label prototypes this message cited: how the product decided, shown apart from the sources."""
+        return [self.entries[r] for r in self.used if self.entries[r].table == "label_prototypes"]
 
 
 def evidence_by_id(chunk: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
+from agent.answer.phrases import phrase, report_language
 from agent.present import (
     SCORE_SCALE,
     TABLE_ORDER,
@@ -23,7 +24,6 @@ from agent.present import (
     file_summaries,
     item_citation,
     kind_words,
-    replacement_words,
     number_ranges,
 )
 
@@ -86,17 +86,22 @@ def cite_mark(c: Citation) -> str:
     return f"[[{c.number}]]({c.url})" if c.url else f"[{c.number}]"
 
 
-def sources_markdown(citations: Citations, heading: str = "#### Sources") -> str:
-    """The numbered sources: title linked to the anchor, where it comes from, and its id as code."""
-    if not len(citations):
-        return ""
-    out = [heading, ""]
-    for c in citations:
-        out.append(f"{c.number}. {_link(c.title, c.url)} · {c.source_words} · {_code(c.record_id)}")
-    return "\n".join(out)
+def sources_markdown(citations: Citations, heading: str | None = None, lang: str = "en") -> str:
+    """The numbered sources this message cited: title linked to the anchor, where it comes from, its id as
+    code; then the known code patterns the judge compared against, which are how it decided, not sources."""
+    out: list[str] = []
+    if len(citations):
+        out += [heading or phrase("ui_sources", lang), ""]
+        for c in citations:
+            out.append(f"{c.number}. {_link(c.title, c.url)} · {c.source_words} · {_code(c.record_id)}")
+    patterns = citations.patterns()
+    if patterns:
+        names = ", ".join(_code(c.record_id.rsplit(":", 1)[-1]) for c in patterns)
+        out += ["", phrase("ui_decided", lang, patterns=names)]
+    return "\n".join(out).strip()
 
 
-def verdict_markdown(report: Mapping[str, Any]) -> str:
+def verdict_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     """The project verdict with counts, or what is missing when the run did not finish."""
     verdict = report.get("verdict") or {}
     status = report.get("status", "")
@@ -105,43 +110,41 @@ def verdict_markdown(report: Mapping[str, Any]) -> str:
     chunks = report.get("chunks") or []
     if status != "completed" or not label:
         done = sum(1 for c in chunks if c.get("status") == "done")
-        return (
-            f"### Analysis {status or 'unfinished'}\n"
-            f"{done} of {len(chunks)} chunks are done; the verdict comes when every chunk is judged."
-        )
-    migration = "**migration required**" if verdict.get("migration_required") else "no migration needed"
+        return phrase("ui_unfinished", lang, status=status or "unfinished", done=done, total=len(chunks))
+    migration = phrase("ui_migration_required" if verdict.get("migration_required") else "ui_no_migration", lang)
+    what = phrase(f"ui_label_{label}", lang) if label in VERDICT_TEXT else label
     out = [
-        f"### Verdict: `{label}` — {VERDICT_TEXT.get(label, label)}, {migration}",
+        phrase("ui_verdict", lang, label=label, what=what, migration=migration),
         "",
-        "| godot3 chunks | godot4 chunks | neutral chunks | chunks | files |",
+        phrase("ui_counts_header", lang),
         "|---:|---:|---:|---:|---:|",
         f"| {counts.get('godot3', 0)} | {counts.get('godot4', 0)} | {counts.get('neutral', 0)} "
         f"| {len(chunks)} | {len(report.get('files') or [])} |",
     ]
-    if verdict.get("summary"):
+    if verdict.get("summary") and lang == "en":
         # Only the headline: the items and exclusions the summary goes on to list get their own tables.
         out += ["", str(verdict["summary"]).strip().splitlines()[0]]
-    out += _verdict_files_markdown(verdict)
+    out += _verdict_files_markdown(verdict, lang)
     return "\n".join(out)
 
 
-def _verdict_files_markdown(verdict: Mapping[str, Any], limit: int = 20) -> list[str]:
+def _verdict_files_markdown(verdict: Mapping[str, Any], lang: str = "en", limit: int = 20) -> list[str]:
     """What the verdict rests on, by file: scripts only Godot 3 loads (mixed), leftovers to check, notes."""
     out: list[str] = []
     if verdict.get("label") == "mixed" and verdict.get("godot3_files"):
         files = verdict["godot3_files"]
-        out += ["", f"**Scripts only Godot 3 loads ({len(files)}):** "
+        out += ["", f"**{phrase('ui_godot3_files', lang)} ({len(files)}):** "
                 + ", ".join(f"`{_esc(p)}`" for p in files[:limit]) + (" …" if len(files) > limit else "")]
     leftovers = verdict.get("leftovers") or []
     if leftovers:
-        out += ["", f"**Godot 3 leftovers to check ({len(leftovers)}):**"]
+        out += ["", f"**{phrase('ui_leftovers', lang)} ({len(leftovers)}):**"]
         out += [f"- {_esc(chunk_label(x.get('source_file') or '', x.get('start_line'), x.get('end_line')))}: "
                 f"{_esc(str(x.get('why') or '')[:200])}" for x in leftovers[:limit]]
         if len(leftovers) > limit:
-            out.append(f"- …and {len(leftovers) - limit} more in the JSON report.")
+            out.append("- " + phrase("ui_more", lang, n=len(leftovers) - limit))
     notes = verdict.get("notes") or []
     if notes:
-        out += ["", f"**Notes ({len(notes)}):** " + "; ".join(
+        out += ["", f"**{phrase('ui_notes', lang)} ({len(notes)}):** " + "; ".join(
             f"`{_esc(n.get('source_file'))}` {_esc(n.get('note'))}" for n in notes[:limit])
             + (" …" if len(notes) > limit else "")]
     return out
@@ -151,22 +154,23 @@ def _item_location(item: Mapping[str, Any]) -> str:
     return chunk_label(item.get("source_file") or item.get("file") or "", item.get("start_line"), item.get("end_line"))
 
 
-def migration_markdown(report: Mapping[str, Any], citations: Citations, limit: int = 60) -> str:
+def migration_markdown(report: Mapping[str, Any], citations: Citations, limit: int = 60, lang: str = "en") -> str:
     """Migration items: file and lines, old → new, and the numbered source. Empty when there are none."""
     items = report.get("migration_items") or []
     if not items:
         return ""
     chunks = {c.get("chunk_id"): c for c in report.get("chunks") or []}
     by_place = {(c.get("source_file"), c.get("start_line"), c.get("end_line")): c for c in chunks.values()}
-    out = ["#### What to change", "", "| where | Godot 3 | Godot 4 | source |", "|---|---|---|---|"]
+    out = [phrase("ui_what_to_change", lang), "", phrase("ui_items_header", lang), "|---|---|---|---|"]
     for item in items[:limit]:
         chunk = chunks.get(item.get("chunk_id")) or by_place.get(
             (item.get("source_file"), item.get("start_line"), item.get("end_line")))
-        new = _code(item["new"]) if item.get("new") else replacement_words(None, item.get("change_type"))
+        new = _code(item["new"]) if item.get("new") else phrase(
+            "ui_removed" if item.get("change_type") == "removed" else "ui_by_hand", lang)
         c = item_citation(item, chunk, citations)
         out.append(f"| {_esc(_item_location(item))} | {_code(item.get('old'))} | {new} | {cite_mark(c) if c else ''} |")
     if len(items) > limit:
-        out.append(f"\n…and {len(items) - limit} more in the JSON report.")
+        out.append("\n" + phrase("ui_more", lang, n=len(items) - limit))
     return "\n".join(out)
 
 
@@ -176,31 +180,35 @@ FILE_VERDICT_WORDS = {
 }
 
 
-def files_markdown(report: Mapping[str, Any]) -> str:
+def files_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     """A project's per-file table: verdict, migration items, and its chunks (the traces' `#n`)."""
     rows = file_summaries(report)
     if len(rows) < 2:
         return ""
-    out = [f"#### Files ({len(rows)})", "", "| file | verdict | migration items | chunks (see the trace) |", "|---|---|---:|---|"]
+    out = [phrase("ui_files", lang, n=len(rows)), "|---|---|---:|---|"]
     for r in sorted(rows, key=lambda r: (-r.migration_items, r.verdict != "godot3", r.path)):
-        flagged = f" (flagged {number_ranges(r.flagged_numbers)})" if r.flagged_numbers else ""
+        flagged = f" ({phrase('ui_flagged', lang)} {number_ranges(r.flagged_numbers)})" if r.flagged_numbers else ""
         chunks = f"[{number_ranges(r.chunk_numbers)}](#trace:{quote(display_path(r.path))})" if r.chunk_numbers else ""
         out.append(
-            f"| {_code(display_path(r.path))} | {FILE_VERDICT_WORDS.get(r.verdict, r.verdict)} | {r.migration_items} "
+            f"| {_code(display_path(r.path))} | {_file_verdict(r.verdict, lang)} | {r.migration_items} "
             f"| {chunks}{flagged} |"
         )
     return "\n".join(out)
 
 
-def excluded_markdown(report: Mapping[str, Any], limit: int = 40) -> str:
+def _file_verdict(verdict: str, lang: str) -> str:
+    return phrase(f"ui_file_{verdict}", lang) if verdict in FILE_VERDICT_WORDS else verdict
+
+
+def excluded_markdown(report: Mapping[str, Any], limit: int = 40, lang: str = "en") -> str:
     """Files left out of the analysis, each with its reason."""
     excluded = report.get("excluded_files") or []
     if not excluded:
         return ""
-    out = [f"#### Excluded files ({len(excluded)})", "", "| file | reason |", "|---|---|"]
+    out = [phrase("ui_excluded", lang, n=len(excluded)), "|---|---|"]
     out += [f"| `{_esc(f.get('path'))}` | {_esc(f.get('reason'))} |" for f in excluded[:limit]]
     if len(excluded) > limit:
-        out.append(f"\n…and {len(excluded) - limit} more in the JSON report.")
+        out.append("\n" + phrase("ui_more", lang, n=len(excluded) - limit))
     return "\n".join(out)
 
 
@@ -212,37 +220,31 @@ def direct_answer_markdown(report: Mapping[str, Any]) -> str:
     return str(text) if text else ""
 
 
-NOT_GODOT = (
-    "This does not look like Godot code, so there is nothing to check for Godot 3 or 4 "
-    "(every piece was judged `non_godot_noise`). Send GDScript, a `.tscn` scene or `project.godot`, "
-    "or a GitHub link to a Godot project."
-)
-
-
 def is_noise_only(report: Mapping[str, Any]) -> bool:
     """Every judged chunk is non-Godot text."""
     labels = [(c.get("judgment") or {}).get("label") for c in report.get("chunks") or []]
     return bool(labels) and all(label == "non_godot_noise" for label in labels)
 
 
-def migrated_markdown(report: Mapping[str, Any]) -> str:
+def migrated_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     """The validated Godot 4 version of the run, offered as downloads (the patch and the migrated zip below)."""
     migration = report.get("migration")
     if not migration or not (migration.get("summary") or {}).get("files_changed"):
         return ""
     from agent.graph.report import migration_line
 
-    return f"**Godot 4 version:** {migration_line(migration)}. The patch and the migrated project are attached below."
+    return phrase("ui_godot4_version", lang, line=migration_line(migration, lang))
 
 
 def final_markdown(report: Mapping[str, Any]) -> str:
     """The whole closing answer: direct answer, verdict, files, migration items with sources, excluded files."""
+    lang = report_language(report)
     if is_noise_only(report):
-        return NOT_GODOT + "\n\n" + verdict_markdown(report)
-    citations = Citations()
-    parts = [direct_answer_markdown(report), verdict_markdown(report), files_markdown(report),
-             migration_markdown(report, citations), sources_markdown(citations), excluded_markdown(report),
-             migrated_markdown(report)]
+        return phrase("ui_not_godot", lang) + "\n\n" + verdict_markdown(report, lang)
+    citations = Citations.after(report.get("answer"))  # one numbering with the answer above
+    parts = [direct_answer_markdown(report) if lang == "en" else "", verdict_markdown(report, lang),
+             files_markdown(report, lang), migration_markdown(report, citations, lang=lang),
+             sources_markdown(citations, lang=lang), excluded_markdown(report, lang=lang), migrated_markdown(report, lang)]
     return "\n\n".join(p for p in parts if p)
 
 

@@ -21,6 +21,7 @@ from agent.answer.model import Answer, Citation
 from agent.answer.template import docs_gist, where
 from agent.judge.prompts import ANSWER_SYSTEM_PROMPT, ANSWER_USER_PROMPT
 from agent.llm_endpoint import note_refusal, template_kwargs_body
+from agent.present import anchor_url
 from agent.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -164,11 +165,15 @@ def parse_reply(content: str, inp: AnswerInput, model: str) -> Answer:
         msg = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
         raise AnswerLLMError(f"invalid_json: {msg[:160]}") from exc
     refs = inp.evidence
-    citations = [Citation(number=c.number, evidence_id=c.evidence_id, title=refs[c.evidence_id].title
-                          if c.evidence_id in refs else "", url=refs[c.evidence_id].url if c.evidence_id in refs else None,
-                          doc_version=refs[c.evidence_id].doc_version
-                          if c.evidence_id in refs and refs[c.evidence_id].table == "docs_chunks" else None)
-                 for c in reply.citations if c.number >= 1]
+    citations = []
+    for c in reply.citations:
+        ref = refs.get(c.evidence_id)
+        if c.number < 1:
+            continue
+        citations.append(Citation(number=c.number, evidence_id=c.evidence_id, title=ref.title if ref else "",
+                                  url=anchor_url(c.evidence_id, ref.url) if ref else None,
+                                  table=ref.table if ref else "",
+                                  doc_version=ref.doc_version if ref and ref.table == "docs_chunks" else None))
     return Answer(markdown=reply.markdown.strip(), language=inp.language, task_type=inp.task_type,
                   citations=citations, suggested_code=(reply.suggested_code or None), writer="llm", model=model)
 

@@ -16,6 +16,9 @@ class Citation(BaseModel):
     evidence_id: str = Field(description="record id of a docs_chunks / api_mapping / label_prototypes hit")
     title: str = ""
     url: str | None = None
+    """The evidence's own page, at the member anchor its id carries."""
+    table: str = ""
+    """docs_chunks or api_mapping (label prototypes are never sources: see `Answer.patterns`)."""
     doc_version: str | None = None
     """For docs: the version the page documents ("3.4", or the 4.x docs' version)."""
     retrieved_for: Literal["chunk", "answer"] = "chunk"

@@ -5,6 +5,9 @@ Only the frame is translated; API names, code and quoted docs stay as they are.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 LANGUAGES = ("en", "ko", "zh", "ru")
 
 _P: dict[str, dict[str, str]] = {
@@ -195,6 +198,106 @@ _P: dict[str, dict[str, str]] = {
         "zh": "……还有 {n} 处；请指定行或代码块来查看。",
         "ru": "...и ещё {n}; спросите о строке или фрагменте, чтобы их увидеть.",
     },
+    # ---- the verdict block, the items and files tables, the sources (the web chat's closing message)
+    "ui_verdict": {
+        "en": "### Verdict: `{label}` — {what}, {migration}",
+        "ko": "### 판정: `{label}` — {what}, {migration}",
+        "zh": "### 结论：`{label}` — {what}，{migration}",
+        "ru": "### Вердикт: `{label}` — {what}, {migration}",
+    },
+    "ui_label_godot3": {"en": "Godot 3 code", "ko": "Godot 3 코드", "zh": "Godot 3 代码", "ru": "код Godot 3"},
+    "ui_label_godot4": {"en": "Godot 4 code", "ko": "Godot 4 코드", "zh": "Godot 4 代码", "ru": "код Godot 4"},
+    "ui_label_mixed": {"en": "a mix of Godot 3 and Godot 4 code", "ko": "Godot 3와 Godot 4 코드가 섞임",
+                       "zh": "Godot 3 与 Godot 4 代码混合", "ru": "смесь кода Godot 3 и Godot 4"},
+    "ui_label_ambiguous": {"en": "no clear version signal", "ko": "뚜렷한 버전 신호 없음", "zh": "没有明确的版本信号",
+                           "ru": "нет явных признаков версии"},
+    "ui_migration_required": {"en": "**migration required**", "ko": "**마이그레이션 필요**", "zh": "**需要迁移**",
+                              "ru": "**нужна миграция**"},
+    "ui_no_migration": {"en": "no migration needed", "ko": "마이그레이션 불필요", "zh": "无需迁移", "ru": "миграция не нужна"},
+    "ui_counts_header": {
+        "en": "| godot3 chunks | godot4 chunks | neutral chunks | chunks | files |",
+        "ko": "| Godot 3 청크 | Godot 4 청크 | 중립 청크 | 청크 | 파일 |",
+        "zh": "| Godot 3 代码块 | Godot 4 代码块 | 中性代码块 | 代码块 | 文件 |",
+        "ru": "| фрагменты Godot 3 | фрагменты Godot 4 | нейтральные | фрагменты | файлы |",
+    },
+    "ui_unfinished": {
+        "en": "### Analysis {status}\n{done} of {total} chunks are done; the verdict comes when every chunk is judged.",
+        "ko": "### 분석 {status}\n{total}개 청크 중 {done}개 완료. 모든 청크가 판정되면 결론이 나옵니다.",
+        "zh": "### 分析{status}\n{total} 个代码块中已完成 {done} 个；全部判定后给出结论。",
+        "ru": "### Анализ: {status}\nГотово {done} из {total} фрагментов; вердикт будет, когда все будут оценены.",
+    },
+    "ui_godot3_files": {"en": "Scripts only Godot 3 loads", "ko": "Godot 3에서만 로드되는 스크립트",
+                        "zh": "只有 Godot 3 能加载的脚本", "ru": "Скрипты, которые загружает только Godot 3"},
+    "ui_leftovers": {"en": "Godot 3 leftovers to check", "ko": "확인할 Godot 3 잔재", "zh": "需要检查的 Godot 3 残留",
+                     "ru": "Остатки Godot 3 для проверки"},
+    "ui_notes": {"en": "Notes", "ko": "참고", "zh": "备注", "ru": "Примечания"},
+    "ui_more": {"en": "…and {n} more in the JSON report.", "ko": "…그 밖에 {n}개는 JSON 보고서에 있습니다.",
+                "zh": "……另有 {n} 项见 JSON 报告。", "ru": "…и ещё {n} в JSON-отчёте."},
+    "ui_what_to_change": {"en": "#### What to change", "ko": "#### 바꿔야 할 것", "zh": "#### 需要修改的内容",
+                          "ru": "#### Что изменить"},
+    "ui_items_header": {
+        "en": "| where | Godot 3 | Godot 4 | source |",
+        "ko": "| 위치 | Godot 3 | Godot 4 | 출처 |",
+        "zh": "| 位置 | Godot 3 | Godot 4 | 来源 |",
+        "ru": "| где | Godot 3 | Godot 4 | источник |",
+    },
+    "ui_removed": {"en": "(removed in Godot 4)", "ko": "(Godot 4에서 제거됨)", "zh": "（Godot 4 中已移除）",
+                   "ru": "(удалено в Godot 4)"},
+    "ui_by_hand": {"en": "(no one-line replacement: see the docs)", "ko": "(한 줄 대체 없음: 문서 참고)",
+                   "zh": "（没有一行的替换：见文档）", "ru": "(замены в одну строку нет: см. документацию)"},
+    "ui_files": {
+        "en": "#### Files ({n})\n\n| file | verdict | migration items | chunks (see the trace) |",
+        "ko": "#### 파일 ({n})\n\n| 파일 | 판정 | 변경 항목 | 청크 (추적 보기) |",
+        "zh": "#### 文件（{n}）\n\n| 文件 | 结论 | 迁移项 | 代码块（见跟踪） |",
+        "ru": "#### Файлы ({n})\n\n| файл | вердикт | изменения | фрагменты (см. трассировку) |",
+    },
+    "ui_file_godot3": {"en": "Godot 3: needs work", "ko": "Godot 3: 수정 필요", "zh": "Godot 3：需要修改",
+                       "ru": "Godot 3: нужна доработка"},
+    "ui_file_godot4": {"en": "Godot 4", "ko": "Godot 4", "zh": "Godot 4", "ru": "Godot 4"},
+    "ui_file_mixed": {"en": "mixed: needs work", "ko": "혼합: 수정 필요", "zh": "混合：需要修改",
+                      "ru": "смешанный: нужна доработка"},
+    "ui_file_neutral": {"en": "no version signal", "ko": "버전 신호 없음", "zh": "无版本信号", "ru": "нет признаков версии"},
+    "ui_file_pending": {"en": "not judged yet", "ko": "아직 판정 안 됨", "zh": "尚未判定", "ru": "ещё не оценён"},
+    "ui_flagged": {"en": "flagged", "ko": "표시됨", "zh": "已标记", "ru": "помечены"},
+    "ui_excluded": {
+        "en": "#### Excluded files ({n})\n\n| file | reason |",
+        "ko": "#### 제외된 파일 ({n})\n\n| 파일 | 이유 |",
+        "zh": "#### 排除的文件（{n}）\n\n| 文件 | 原因 |",
+        "ru": "#### Исключённые файлы ({n})\n\n| файл | причина |",
+    },
+    "ui_sources": {"en": "#### Sources", "ko": "#### 출처", "zh": "#### 来源", "ru": "#### Источники"},
+    "ui_decided": {
+        "en": "How godot-rag decided (known code patterns it compares against, not docs): {patterns}",
+        "ko": "godot-rag의 판단 근거 (비교하는 알려진 코드 패턴, 문서 아님): {patterns}",
+        "zh": "godot-rag 的判断依据（用来比对的已知代码模式，不是文档）：{patterns}",
+        "ru": "Как решал godot-rag (известные шаблоны кода для сравнения, не документация): {patterns}",
+    },
+    "ui_godot4_version": {
+        "en": "**Godot 4 version:** {line}. The patch and the migrated project are attached below.",
+        "ko": "**Godot 4 버전:** {line}. 패치와 변환된 프로젝트가 아래에 첨부되어 있습니다.",
+        "zh": "**Godot 4 版本：**{line}。补丁和迁移后的项目附在下面。",
+        "ru": "**Версия для Godot 4:** {line}. Патч и перенесённый проект приложены ниже.",
+    },
+    "migration_line": {
+        "en": "{files} file(s) changed, {edits} edit(s), {todos} TODO(s); {complete}/{flagged} flagged part(s) "
+              "written completely and validated",
+        "ko": "파일 {files}개 변경, 수정 {edits}곳, TODO {todos}개; 표시된 부분 {flagged}개 중 {complete}개를 "
+              "완전히 작성하고 검증함",
+        "zh": "修改了 {files} 个文件，{edits} 处编辑，{todos} 个 TODO；{flagged} 个被标记部分中 {complete} 个已完整改写并通过验证",
+        "ru": "изменено файлов: {files}, правок: {edits}, TODO: {todos}; {complete} из {flagged} помеченных частей "
+              "переписаны полностью и проверены",
+    },
+    "ui_not_godot": {
+        "en": "This does not look like Godot code, so there is nothing to check for Godot 3 or 4 (every piece was "
+              "judged `non_godot_noise`). Send GDScript, a `.tscn` scene or `project.godot`, or a GitHub link to a "
+              "Godot project.",
+        "ko": "Godot 코드로 보이지 않아 Godot 3/4를 확인할 것이 없습니다 (모든 조각이 `non_godot_noise`로 판정됨). "
+              "GDScript, `.tscn` 씬, `project.godot` 또는 Godot 프로젝트의 GitHub 링크를 보내 주세요.",
+        "zh": "这看起来不是 Godot 代码，因此没有可检查的 Godot 3/4 内容（每一部分都被判定为 `non_godot_noise`）。"
+              "请发送 GDScript、`.tscn` 场景、`project.godot` 或 Godot 项目的 GitHub 链接。",
+        "ru": "Это не похоже на код Godot, поэтому проверять на Godot 3 или 4 нечего (каждая часть оценена как "
+              "`non_godot_noise`). Пришлите GDScript, сцену `.tscn`, `project.godot` или ссылку GitHub на проект Godot.",
+    },
     "line": {"en": "line", "ko": "줄", "zh": "行", "ru": "строка"},
     "no_code": {
         "en": "No complete Godot 4 version could be written mechanically; apply the changes above by hand.",
@@ -251,6 +354,12 @@ def phrase(key: str, language: str, **values: object) -> str:
     """The sentence `key` in `language` (English when the language is unknown), filled with `values`."""
     table = _P[key]
     return table.get(language if language in LANGUAGES else "en", table["en"]).format(**values)
+
+
+def report_language(report: Mapping[str, Any]) -> str:
+    """The language a run's reply is written in: its answer's, else its question's, else English."""
+    answer = report.get("answer") or {}
+    return answer_language(answer.get("language") or (report.get("intent") or {}).get("language"))
 
 
 def answer_language(language: str | None) -> str:

@@ -15,12 +15,11 @@ from typing import Any
 from agent.answer.inputs import AnswerInput, EvidenceRef
 from agent.answer.model import Answer, Citation
 from agent.answer.phrases import phrase
-from agent.graph.verdict import change_line
-from agent.present import source_words
+from agent.graph.verdict import change_line, changes_nothing
+from agent.present import anchor_url, source_words
 from agent.judge.lexer import identifiers, lex
 
 _BRACKET_ID = re.compile(r"\[([^\[\]\s][^\[\]]*)\]")
-_SENTENCE = re.compile(r"(.+?[.!?])(\s|$)", re.S)
 _DOTTED = re.compile(r"\b([A-Z]\w*)\s*\.\s*([A-Za-z_]\w*)")
 _SIGNATURE = re.compile(r"[\w\[\]<>:., =&\"'@-]*\([^)]*\)\s*(?:const|static|vararg|virtual|\s)*")
 _VALUE_LINE = re.compile(r"(?:[\w\[\].]+\s+)?[A-Za-z_]\w*\s*=\s*`[^`]*`")
@@ -35,16 +34,28 @@ _MAX_APIS = 6
 
 
 class Citations:
-    """Numbers evidence ids in the order they are first cited."""
+    """Numbers evidence ids in the order they are first cited; label prototypes are kept apart.
+
+    A label prototype is a known code pattern the judge compares against: how the product decided,
+    never a docs source, so it gets no number and is listed under `patterns`.
+    """
 
     def __init__(self, pool: Mapping[str, EvidenceRef]) -> None:
         self.pool = pool
         self.numbers: dict[str, int] = {}
+        self.patterns: dict[str, None] = {}
 
     def cite(self, evidence_id: str | None) -> str:
         """` [n]` for a retrieved id, '' for anything else (never a dangling number)."""
         if not evidence_id or evidence_id not in self.pool:
             return ""
+        if self.pool[evidence_id].table == "label_prototypes":
+            self.patterns.setdefault(evidence_id)
+            return ""
+        url = anchor_url(evidence_id, self.pool[evidence_id].url)
+        same = next((rid for rid in self.numbers if url and anchor_url(rid, self.pool[rid].url) == url), None)
+        if same is not None:  # two windows of one docs section are one source
+            return f" [{self.numbers[same]}]"
         n = self.numbers.setdefault(evidence_id, len(self.numbers) + 1)
         return f" [{n}]"
 
@@ -58,14 +69,35 @@ class Citations:
         return _BRACKET_ID.sub(sub, text)
 
     def records(self) -> list[Citation]:
-        """The citations in number order."""
+        """The citations in number order, each linked at the member anchor its id carries."""
         out = []
         for rid, n in sorted(self.numbers.items(), key=lambda kv: kv[1]):
             ref = self.pool[rid]
-            out.append(Citation(number=n, evidence_id=rid, title=ref.title, url=ref.url, doc_version=ref.doc_version
-                                if ref.table == "docs_chunks" else None,
+            out.append(Citation(number=n, evidence_id=rid, title=ref.title, url=anchor_url(rid, ref.url),
+                                table=ref.table, doc_version=ref.doc_version if ref.table == "docs_chunks" else None,
                                 retrieved_for="answer" if ref.origin == "answer" else "chunk"))
         return out
+
+    def pattern_names(self) -> list[str]:
+        """`yield-timer` for `label:godot3-api-in-godot4:yield-timer`."""
+        return [rid.rsplit(":", 1)[-1] for rid in self.patterns]
+
+
+_ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "Eq", "Fig")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def first_sentence(text: str) -> str:
+    """The text up to the first full stop that ends a sentence: not an abbreviation (`e.g.`), not inside
+    brackets or parentheses, not inside inline code."""
+    for m in _SENTENCE_END.finditer(text):
+        head = text[: m.end()]
+        word = head[:-1].rsplit(" ", 1)[-1].lstrip("([")
+        if word.endswith(_ABBREVIATIONS) or head.count("(") > head.count(")") or head.count("[") > head.count("]") \
+                or head.count("`") % 2:
+            continue
+        return head.strip()
+    return text.strip()
 
 
 def docs_gist(ref: EvidenceRef, limit: int = 220) -> str:
@@ -75,10 +107,8 @@ def docs_gist(ref: EvidenceRef, limit: int = 220) -> str:
         if not text or text.startswith(("#", "|", "- ", "Inherits:", "Inherited By:")) or _SIGNATURE.fullmatch(text) \
                 or _VALUE_LINE.fullmatch(text):
             continue
-        m = _SENTENCE.match(text)
-        sentence = (m.group(1) if m else text).strip()
-        sentence = _MD.sub(lambda mm: mm.group(1) or "", sentence)
-        return sentence if len(sentence) <= limit else sentence[: limit - 1].rsplit(" ", 1)[0] + "…"
+        sentence = _MD.sub(lambda mm: mm.group(1) or "", first_sentence(text))
+        return sentence if len(sentence) <= 4 * limit else ""  # whole sentences only: a quote is never cut
     return ""
 
 
@@ -203,17 +233,41 @@ def where(chunk: Mapping[str, Any]) -> str:
 
 
 def why_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citations, limit: int = 6) -> list[str]:
-    """The evidence-backed reasons of the chunks that carry a version signal, in plain words."""
+    """The evidence-backed reasons of the chunks that carry a version signal, in plain words.
+
+    The judge writes its rationale in English; in another language the reason is rebuilt from what is
+    language-free (the changes' code, the rationale's code spans) so a reply never switches language.
+    """
     out: list[str] = []
     for chunk in [c for c in chunks if (c.get("judgment") or {}).get("version_signal") in ("godot3", "godot4")][:limit]:
         j = chunk["judgment"]
-        rationale = cites.in_text(_BACKED_BY.sub("", str(j.get("rationale") or ""))).strip()
+        if inp.language == "en":
+            rationale = cites.in_text(_BACKED_BY.sub("", str(j.get("rationale") or ""))).strip()
+        else:
+            rationale = _code_only_reason(j, cites)
         extra = "".join(cites.cite(i) for i in j.get("evidence_ids") or [] if i not in cites.numbers)
         if j["version_signal"] == "godot3":
             out.append("- " + phrase("reason_godot3", inp.language, where=where(chunk)) + f" {rationale}{extra}")
         else:
             out.append("- " + phrase("reason_godot4", inp.language, where=where(chunk), cues=rationale) + extra)
     return out
+
+
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_CUE_NAMES = re.compile(r"\(([\w@., ]+)\)")
+
+
+def _code_only_reason(judgment: Mapping[str, Any], cites: Citations) -> str:
+    """`old` → `new` [n] for each change, else the rationale's code spans: a reason with no English in it."""
+    parts = [f"`{' '.join(str(c['old']).split())}` → `{' '.join(str(c['new']).split())}`" + cites.cite(c.get("evidence_id"))
+             if c.get("new") else f"`{' '.join(str(c.get('old') or '').split())}`" + cites.cite(c.get("evidence_id"))
+             for c in judgment.get("suggested_changes") or [] if c.get("old") and not changes_nothing(c.get("old"), c.get("new"))]
+    rationale = str(judgment.get("rationale") or "")
+    if not parts:
+        parts = list(dict.fromkeys(_CODE_SPAN.findall(rationale)))[:4]
+    if not parts and (m := _CUE_NAMES.search(rationale)):  # "Godot 4 only syntax/API in code position (a, b)"
+        parts = [f"`{n.strip()}`" for n in m.group(1).split(",") if n.strip()]
+    return "; ".join(parts)
 
 
 def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citations) -> list[str]:
@@ -223,6 +277,8 @@ def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citat
         if not _flagged(chunk):
             continue
         for c in (chunk.get("judgment") or {}).get("suggested_changes") or []:
+            if changes_nothing(c.get("old"), c.get("new")):
+                continue
             m = re.match(r"line (\d+)", str(c.get("note") or ""))
             line = int(m.group(1)) if m else change_line(
                 {**chunk, "code_text": inp.codes.get(chunk.get("chunk_id"))}, c.get("old"))
@@ -235,7 +291,8 @@ def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citat
         if c.get("new"):
             text = phrase("change", inp.language, line=line, old=old, new=" ".join(str(c["new"]).split()))
         else:
-            note = str(c.get("note") or "").split(":", 1)[-1].strip()
+            # the judge's note is English prose: another language gets the change without it
+            note = str(c.get("note") or "").split(":", 1)[-1].strip() if inp.language == "en" else ""
             key = "change_removed" if c.get("change_type") == "removed" else "change_by_hand"
             text = phrase(key, inp.language, line=line, old=old, note=f" ({note})" if note else "")
         out.append(f"{k}. {where}{text}{cites.cite(c.get('evidence_id'))}")
@@ -246,6 +303,17 @@ def sources_lines(citations: list[Citation]) -> list[str]:
     """`[n] title (Godot 3.4 docs) — url` for every citation, in number order (docs say their version)."""
     return [f"[{c.number}] {c.title}" + (f" ({source_words('docs_chunks', c.doc_version)})" if c.doc_version else "")
             + (f" — {c.url}" if c.url else "") for c in sorted(citations, key=lambda c: c.number)]
+
+
+def sources_block(cites: Citations, language: str) -> list[str]:
+    """The numbered sources, then the known code patterns the judge compared against (not sources)."""
+    out: list[str] = []
+    sources = sources_lines(cites.records())
+    if sources:
+        out += ["", phrase("sources", language), *sources]
+    if cites.patterns:
+        out += ["", phrase("ui_decided", language, patterns=", ".join(f"`{p}`" for p in cites.pattern_names()))]
+    return out
 
 
 def write_template(inp: AnswerInput, *, code: str | None, note: str | None = None) -> Answer:
@@ -260,11 +328,11 @@ def write_template(inp: AnswerInput, *, code: str | None, note: str | None = Non
             lines += explain_chunk_lines(chunk, inp.codes[chunk["chunk_id"]], inp, cites)
         if lines:
             parts += ["", phrase("what_it_does", lang), *lines]
-    why = why_lines(inp.chunks, inp, cites)
-    if why and task in ("version_check", "explain", "general") or (why and task == "migration" and
-                                                                   not any(_flagged(c) for c in inp.chunks)):
-        parts += ["", phrase("why", lang), *why]
     flagged = any(_flagged(c) for c in inp.chunks)
+    if task in ("version_check", "explain", "general") or (task == "migration" and not flagged):
+        why = why_lines(inp.chunks, inp, cites)  # numbers only what is shown: every listed source is cited
+        if why:
+            parts += ["", phrase("why", lang), *why]
     if task == "migration" or flagged:
         changes = change_lines(inp.chunks, inp, cites)
         parts += ["", phrase("steps", lang), *(changes or [phrase("no_changes", lang)])]
@@ -272,8 +340,6 @@ def write_template(inp: AnswerInput, *, code: str | None, note: str | None = Non
             parts += ["", phrase("code_head", lang), "```gdscript", code.rstrip("\n"), "```"]
         elif flagged:
             parts += ["", note or phrase("no_code", lang)]
-    sources = sources_lines(cites.records())
-    if sources:
-        parts += ["", phrase("sources", lang), *sources]
+    parts += sources_block(cites, lang)
     return Answer(markdown="\n".join(parts).strip(), language=lang, task_type=task, citations=cites.records(),
                   suggested_code=code if (task == "migration" or flagged) else None, writer="template")

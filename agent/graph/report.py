@@ -387,31 +387,38 @@ def _code_from_migration(chunks: list[ChunkReport], migration: dict[str, Any]) -
         c.judgment = c.judgment.model_copy(update={"suggested_code": code})
 
 
-def migration_line(migration: dict[str, Any]) -> str:
+def migration_line(migration: dict[str, Any], language: str = "en") -> str:
     """One line on a run's migration: files changed, edits, TODOs, and how much of what was flagged was written."""
+    from agent.answer.phrases import phrase
+
     s = migration.get("summary") or {}
-    return (f"{s.get('files_changed', 0)} file(s) changed, {s.get('edits', 0)} edit(s), {s.get('todos', 0)} TODO(s); "
-            f"{s.get('complete', 0)}/{s.get('flagged', 0)} flagged part(s) written completely and validated")
+    return phrase("migration_line", language, files=s.get("files_changed", 0), edits=s.get("edits", 0),
+                  todos=s.get("todos", 0), complete=s.get("complete", 0), flagged=s.get("flagged", 0))
 
 
 def render_text(report: Report | dict[str, Any]) -> str:
-    """A human-readable report for `--format text`."""
+    """A human-readable report for `--format text`: the checked answer the JSON holds, in its language, first.
+
+    The run line and the chunk table are the CLI's own fields (ids, states, labels), the same in every
+    language; the English verdict summary is printed only when there is no answer to speak for the run.
+    """
     r = report if isinstance(report, Report) else Report.model_validate(report)
     v = r.verdict
+    language = (r.answer or {}).get("language") or "en"
     lines = [
         f"run {r.run_id}  project {r.project_id}  status {r.status}",
         f"verdict: {v.label}  migration required: {'yes' if v.migration_required else 'no'}  "
         f"counts: godot3={v.counts.godot3} godot4={v.counts.godot4} neutral={v.counts.neutral}",
-        "",
-        v.summary,
     ]
     if r.answer and r.answer.get("markdown"):  # the checked reply, with its code only if that code passed
         lines += ["", str(r.answer["markdown"]).rstrip()]
-    elif r.direct_answer:
-        lines += ["", f"answer: {r.direct_answer.answer}"]  # its unchecked code is never printed
+    else:
+        lines += ["", v.summary]
+        if r.direct_answer:
+            lines += ["", f"answer: {r.direct_answer.answer}"]  # its unchecked code is never printed
     if r.migration:
-        lines += ["", "godot 4 version: " + migration_line(r.migration)
-                  + " (write it with `godot-rag migrate SOURCE --out DIR` or `--patch FILE`)"]
+        lines += ["", "godot 4: " + migration_line(r.migration, language)
+                  + " (`godot-rag migrate SOURCE --out DIR` / `--patch FILE`)"]
     lines += ["", "chunks:"]
     for c in r.chunks:
         j = c.judgment

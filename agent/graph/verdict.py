@@ -190,6 +190,23 @@ def change_line(row: Mapping[str, Any], old: str | None) -> int:
     return start
 
 
+_CALL_TAIL = re.compile(r"\(\s*\)$")
+
+
+def changes_nothing(old: str | None, new: str | None) -> bool:
+    """An item whose old and new text mean the same to the code: `is_on_floor()` -> `CharacterBody2D.is_on_floor`
+    (the member keeps its name; only the class that documents it changed, and the code does not name the class)."""
+    if not old or not new:
+        return False
+    o, n = (_CALL_TAIL.sub("", " ".join(str(t).split())) for t in (old, new))
+    if o == n:
+        return True
+    if not re.fullmatch(r"[\w.]+", o) or not re.fullmatch(r"[\w.]+", n) or o.rsplit(".", 1)[-1] != n.rsplit(".", 1)[-1]:
+        return False
+    receiver = o.rsplit(".", 1)[0] if "." in o else ""
+    return not receiver[:1].isupper()
+
+
 def migration_items(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One item per suggested change of a done chunk: file:lines, the line it is on, old -> new, evidence link."""
     items: list[dict[str, Any]] = []
@@ -208,6 +225,8 @@ def migration_items(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
         for c in changes:
+            if changes_nothing(c.get("old"), c.get("new")):
+                continue
             items.append(
                 {
                     "source_file": r["source_file"], "start_line": r["start_line"], "end_line": r["end_line"],
