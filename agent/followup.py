@@ -171,6 +171,7 @@ def explain(chunk: ChunkDict, ctx: FollowupContext, question: str, language: str
 def why_flagged(chunks: list[ChunkDict], ctx: FollowupContext, question: str, language: str) -> FollowupAnswer:
     """Evidence-backed reasons, in plain words, for a file or chunks."""
     path = str(chunks[0].get("source_file"))
+    path = "snippet.gd" if path.startswith("pasted://") else path
     flagged = [c for c in chunks if is_flagged(c)]
     if not flagged:
         signals = ", ".join(sorted({(c.get("judgment") or {}).get("version_signal") or "?" for c in chunks}))
@@ -359,7 +360,7 @@ def answer_query(query: FollowupQuery, ctx: FollowupContext, question: str, lang
         return FollowupAnswer(head + "\n\n" + inner.text, inner.chunk_ids)
     if chunks and query.want == "code":
         return godot4_code(chunks, ctx, language)
-    if chunks and (query.target == "file" or query.want == "why" and len(chunks) > 1):
+    if chunks and (query.target in ("file", "whole") or query.want == "why" and len(chunks) > 1):
         return why_flagged(chunks, ctx, question, language)
     if chunks:
         return explain(chunks[0], ctx, question, language)

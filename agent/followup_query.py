@@ -253,12 +253,18 @@ def resolve(question: str, report: Mapping[str, Any], chunk_texts: Mapping[str, 
                 if earlier.target not in ("none", "whole") and earlier.chunks:
                     return FollowupQuery(want, "history", earlier.chunks, earlier.changes,
                                          construct=earlier.construct, line=earlier.line)
-    if want == "code":
-        return FollowupQuery(want, "whole", whole_source(chunks))
+    if want == "code" or want == "why" and not _identifiers_left(question):  # "why is it flagged?" of one script
+        whole = whole_source(chunks)
+        if whole or want == "code":
+            return FollowupQuery(want, "whole", whole)
     words = [w for w in question_identifiers(question) if w.lower() not in STOPWORDS or _code_shaped(w)]
     if words and want in ("replace", "explain", "why"):  # "what replaces yield?", no yield in the run
         return FollowupQuery(want, "kb", words=words)
     return FollowupQuery(want, "none")
+
+
+def _identifiers_left(question: str) -> list[str]:
+    return [w for w in question_identifiers(question) if w.lower() not in STOPWORDS and w.lower() != "flagged"]
 
 
 def whole_source(chunks: Sequence[ChunkDict]) -> list[ChunkDict]:

@@ -61,7 +61,7 @@ KIND_WORDS = {
 }
 """Chunk kinds (the parser's names) as users read them."""
 
-_DOCS_ANCHOR = re.compile(r"#([A-Za-z0-9_.-]+)(?::\d+)?$")
+_DOCS_ANCHOR = re.compile(r"#([^#:\s]+)(?::\d+)?$")
 
 
 def replacement_words(new: str | None, change_type: str | None) -> str:

@@ -93,12 +93,18 @@ def sources_markdown(citations: Citations, heading: str | None = None, lang: str
     if len(citations):
         out += [heading or phrase("ui_sources", lang), ""]
         for c in citations:
-            out.append(f"{c.number}. {_link(c.title, c.url)} · {c.source_words} · {_code(c.record_id)}")
+            out.append(f"{c.number}. {_link(c.title, c.url)} · {_source_words(c, lang)} · {_code(c.record_id)}")
     patterns = citations.patterns()
     if patterns:
         names = ", ".join(_code(c.record_id.rsplit(":", 1)[-1]) for c in patterns)
         out += ["", phrase("ui_decided", lang, patterns=names)]
     return "\n".join(out).strip()
+
+
+def _source_words(c: Citation, lang: str) -> str:
+    if c.table == "docs_chunks":
+        return phrase("docs_34" if c.doc_version == "3.4" else "docs_4", lang)
+    return phrase("src_api_mapping", lang) if c.table == "api_mapping" else c.source_words
 
 
 def verdict_markdown(report: Mapping[str, Any], lang: str = "en") -> str:

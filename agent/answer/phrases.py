@@ -298,6 +298,10 @@ _P: dict[str, dict[str, str]] = {
         "ru": "Это не похоже на код Godot, поэтому проверять на Godot 3 или 4 нечего (каждая часть оценена как "
               "`non_godot_noise`). Пришлите GDScript, сцену `.tscn`, `project.godot` или ссылку GitHub на проект Godot.",
     },
+    "docs_4": {"en": "Godot 4 docs", "ko": "Godot 4 문서", "zh": "Godot 4 文档", "ru": "документация Godot 4"},
+    "docs_34": {"en": "Godot 3.4 docs", "ko": "Godot 3.4 문서", "zh": "Godot 3.4 文档", "ru": "документация Godot 3.4"},
+    "src_api_mapping": {"en": "Godot 3 → 4 renames", "ko": "Godot 3 → 4 변경 표", "zh": "Godot 3 → 4 变更表",
+                        "ru": "таблица изменений Godot 3 → 4"},
     "line": {"en": "line", "ko": "줄", "zh": "行", "ru": "строка"},
     "no_code": {
         "en": "No complete Godot 4 version could be written mechanically; apply the changes above by hand.",
@@ -336,10 +340,10 @@ _P: dict[str, dict[str, str]] = {
         "ru": "В этом запуске фрагменты с #1 по #{total}; какой вы имеете в виду?",
     },
     "ask_more": {
-        "en": 'Ask about one of them, e.g. "explain chunk 2", "why is player.gd flagged?" or "show me the Godot 4 version".',
-        "ko": '예: "청크 2 설명해줘", "player.gd는 왜 표시됐어?", "Godot 4 버전 보여줘" 처럼 물어보세요.',
-        "zh": '可以这样问：“解释第 2 块”、“为什么 player.gd 被标记？”或“给我看 Godot 4 版本”。',
-        "ru": 'Спросите, например: «объясни фрагмент 2», «почему player.gd помечен?» или «покажи версию для Godot 4».',
+        "en": 'Ask about one of them, e.g. "explain chunk 2", "why is `player.gd` flagged?" or "show me the Godot 4 version".',
+        "ko": '예: "청크 2 설명해줘", "`player.gd`는 왜 표시됐어?", "Godot 4 버전 보여줘" 처럼 물어보세요.',
+        "zh": '可以这样问：“解释第 2 块”、“为什么 `player.gd` 被标记？”或“给我看 Godot 4 版本”。',
+        "ru": 'Спросите, например: «объясни фрагмент 2», «почему `player.gd` помечен?» или «покажи версию для Godot 4».',
     },
     "flagged_list": {
         "en": "Flagged chunks: {items}.",

@@ -16,7 +16,7 @@ from agent.answer.inputs import AnswerInput, EvidenceRef
 from agent.answer.model import Answer, Citation
 from agent.answer.phrases import phrase
 from agent.graph.verdict import change_line, changes_nothing
-from agent.present import anchor_url, source_words
+from agent.present import anchor_url
 from agent.judge.lexer import identifiers, lex
 
 _BRACKET_ID = re.compile(r"\[([^\[\]\s][^\[\]]*)\]")
@@ -183,6 +183,11 @@ def _title(chunk: Mapping[str, Any], code: str) -> str:
     return first or str(chunk.get("name") or chunk.get("chunk_kind"))
 
 
+def _quoted(gist: str, language: str) -> str:
+    """A docs sentence in a reply in another language: marked as the docs' own (English) words."""
+    return gist if language == "en" else f"“{gist}”"
+
+
 def explain_chunk_lines(chunk: Mapping[str, Any], code: str, inp: AnswerInput, cites: Citations) -> list[str]:
     """What one chunk does, from the docs of what it uses."""
     lang = inp.language
@@ -193,7 +198,7 @@ def explain_chunk_lines(chunk: Mapping[str, Any], code: str, inp: AnswerInput, c
         ref = next((r for r in inp.evidence.values() if r.table == "docs_chunks" and r.symbol == base), None)
         line = "- " + phrase("extends", lang, name=title, base=base) + (cites.cite(ref.evidence_id) if ref else "")
         gist = docs_gist(ref) if ref else ""
-        return [line + (f" {gist}" if gist else "")]
+        return [line + (f" {_quoted(gist, lang)}" if gist else "")]
     used = apis_used(code, inp.evidence, script_bases(inp.codes, inp.evidence))
     if kind in ("declaration_group", "signal", "enum", "class_name", "tool") and not used:
         names = re.findall(r"\b(?:var|const|signal|enum|class_name)\s+([A-Za-z_]\w*)", lex(code).masked)
@@ -204,7 +209,7 @@ def explain_chunk_lines(chunk: Mapping[str, Any], code: str, inp: AnswerInput, c
     out = ["- " + phrase("function", lang, name=title, lines=_lines(chunk))]
     for ref in used:
         gist = docs_gist(ref)
-        out.append(f"  - `{ref.symbol}`" + (f": {gist}" if gist else "") + cites.cite(ref.evidence_id))
+        out.append(f"  - `{ref.symbol}`" + (f": {_quoted(gist, lang)}" if gist else "") + cites.cite(ref.evidence_id))
     return out
 
 
@@ -299,16 +304,19 @@ def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citat
     return out
 
 
-def sources_lines(citations: list[Citation]) -> list[str]:
+def sources_lines(citations: list[Citation], language: str = "en") -> list[str]:
     """`[n] title (Godot 3.4 docs) — url` for every citation, in number order (docs say their version)."""
-    return [f"[{c.number}] {c.title}" + (f" ({source_words('docs_chunks', c.doc_version)})" if c.doc_version else "")
+    def version(c: Citation) -> str:
+        return phrase("docs_34" if c.doc_version == "3.4" else "docs_4", language) if c.doc_version else ""
+
+    return [f"[{c.number}] {c.title}" + (f" ({version(c)})" if c.doc_version else "")
             + (f" — {c.url}" if c.url else "") for c in sorted(citations, key=lambda c: c.number)]
 
 
 def sources_block(cites: Citations, language: str) -> list[str]:
     """The numbered sources, then the known code patterns the judge compared against (not sources)."""
     out: list[str] = []
-    sources = sources_lines(cites.records())
+    sources = sources_lines(cites.records(), language)
     if sources:
         out += ["", phrase("sources", language), *sources]
     if cites.patterns:

@@ -56,7 +56,7 @@ def _finish_llm(answer: Answer) -> Answer:
         parts += ["", phrase("code_head", answer.language), "```gdscript", answer.suggested_code.rstrip("\n"), "```"]
     used = {int(n) for n in CITE.findall(answer.markdown)}
     cited = [c for c in answer.citations if c.number in used]
-    src = sources_lines(cited)
+    src = sources_lines(cited, answer.language)
     if src:
         parts += ["", phrase("sources", answer.language), *src]
     return answer.model_copy(update={"markdown": "\n".join(parts), "citations": cited})

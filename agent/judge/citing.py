@@ -6,6 +6,7 @@ import re
 from fnmatch import fnmatchcase
 
 from agent.models import EvidenceBundle, RetrievalHit
+from agent.present import anchor_url
 
 
 def hits_mentioning(evidence: EvidenceBundle, cues: tuple[str, ...] | list[str], *, limit: int = 2,
@@ -32,9 +33,9 @@ def docs_url_for(mapping: RetrievalHit, evidence: EvidenceBundle) -> tuple[str |
     for word in _target_words(mapping):  # a retrieved docs chunk about the new API first
         for hit in retrieved:
             if word in hit.record_id.lower():
-                return hit.record_id, hit.metadata.get("source_url")
+                return hit.record_id, anchor_url(hit.record_id, hit.metadata.get("source_url"))
     if retrieved:
-        return retrieved[0].record_id, retrieved[0].metadata.get("source_url")
+        return retrieved[0].record_id, anchor_url(retrieved[0].record_id, retrieved[0].metadata.get("source_url"))
     linked = linked_url(mapping)
     if linked:  # the mapping's own docs, looked up at retrieval time: link them (the id is not citable)
         return None, linked
@@ -42,7 +43,7 @@ def docs_url_for(mapping: RetrievalHit, evidence: EvidenceBundle) -> tuple[str |
     names = {target, target.split(".")[0]} - {""}
     for hit in docs:
         if hit.metadata.get("symbol") in names or names & set(hit.metadata.get("api_symbols") or []):
-            return hit.record_id, hit.metadata.get("source_url")
+            return hit.record_id, anchor_url(hit.record_id, hit.metadata.get("source_url"))
     return None, None
 
 
@@ -62,19 +63,19 @@ def linked_url(hit: RetrievalHit) -> str | None:
     for word in _target_words(hit):
         for chunk_id in linked:
             if word in chunk_id.lower():
-                return urls[chunk_id]
-    return urls[linked[0]] if linked else None
+                return anchor_url(chunk_id, urls[chunk_id])
+    return anchor_url(linked[0], urls[linked[0]]) if linked else None
 
 
 def docs_url_of(hit: RetrievalHit, evidence: EvidenceBundle) -> str | None:
     """A URL for any hit: its own source_url, or that of a docs hit it points to."""
     url = hit.metadata.get("source_url")
     if url:
-        return url
+        return anchor_url(hit.record_id, url)
     wanted = set(hit.metadata.get("evidence_chunk_ids") or [])
     for doc in evidence.doc_evidence:
         if doc.record_id in wanted:
-            return doc.metadata.get("source_url")
+            return anchor_url(doc.record_id, doc.metadata.get("source_url"))
     return linked_url(hit)
 
 

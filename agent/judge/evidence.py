@@ -23,6 +23,7 @@ from agent.judge.snippets import close_paren, expression_at, split_args, stateme
 from agent.judge.syntax_rules import VELOCITY_DECLARATION
 from agent.judge.templates import TemplateUse, moved_signals
 from agent.models import Judgment, SuggestedChange
+from agent.present import anchor_url
 
 
 def _dedupe(ids: list[str]) -> list[str]:
@@ -235,7 +236,7 @@ class EvidenceJudge:
                         ("KinematicBody2D.move_and_slide", "move_and_slide(velocity)")), None)
         doc = next((h for h in ev.doc_evidence if "property-velocity" in h.record_id), None)
         cited = [h.record_id for h in (mapping, doc) if h is not None]
-        url = (doc.metadata.get("source_url") if doc else None) or (docs_url_for(mapping, ev)[1] if mapping else None)
+        url = (anchor_url(doc.record_id, doc.metadata.get("source_url")) if doc else None) or (docs_url_for(mapping, ev)[1] if mapping else None)
         note = f"line {inp.chunk.span.start_line + inp.chunk.code_text.count(chr(10), 0, m.start('name'))}: " + (
             "CharacterBody2D/3D already has velocity; remove this declaration" if default else
             "CharacterBody2D/3D already has velocity; remove this declaration and set velocity in _ready()")
@@ -425,20 +426,12 @@ def _same_call(f: Finding, inp: JudgeInput, target: str | None) -> bool:
     return True
 
 
-def _anchor_url(chunk_id: str, url: str | None) -> str | None:
-    """`...#class-spatial-property-translation:0001` + page URL -> the member's URL with its anchor."""
-    if not url:
-        return None
-    anchor = chunk_id.split("#", 1)[1].rsplit(":", 1)[0] if "#" in chunk_id else ""
-    return f"{url}#{anchor}" if anchor else url
-
-
 def _url_4x(hit, ev) -> str | None:
     """The 4.x page a mapping derived from the API index cites (what replaces the old API)."""
     urls = hit.metadata.get("evidence_urls") or {}
     for cid in hit.metadata.get("evidence_chunk_ids") or []:
         if not cid.startswith("godot-3.4:") and urls.get(cid):
-            return _anchor_url(cid, urls[cid])
+            return anchor_url(cid, urls[cid])
     return None
 
 
@@ -449,7 +442,7 @@ def _url_34(f: Finding, inp: JudgeInput) -> str | None:
         urls = hit.metadata.get("evidence_urls") or {}
         for cid in hit.metadata.get("evidence_chunk_ids") or []:
             if cid.startswith("godot-3.4:") and urls.get(cid):
-                return _anchor_url(cid, urls[cid])
+                return anchor_url(cid, urls[cid])
     api = inp.project.api if inp.project else None
     if api is None:
         return None
@@ -458,14 +451,14 @@ def _url_34(f: Finding, inp: JudgeInput) -> str | None:
         owner, member = name.rsplit(".", 1)
     elif name[:1].isupper() and not name.isupper():
         entry = api.class_entry("3.4", name)
-        return _anchor_url(entry.chunk_id, entry.source_url) if entry else None
+        return anchor_url(entry.chunk_id, entry.source_url) if entry else None
     else:
         owner, member = f.receiver or "", name
     classes = [owner] if owner else list((hit.metadata.get("provenance") or {}).get("classes") or []) if hit else []
     for cls in classes or ["@GlobalScope"]:
         e = api.lookup("3.4", cls, member)
         if e:
-            return _anchor_url(e.chunk_id, e.source_url)
+            return anchor_url(e.chunk_id, e.source_url)
     return None
 
 

@@ -60,6 +60,25 @@ def assert_citations_resolve(report: dict) -> None:
         assert c["table"] != "label_prototypes"  # how the product decides, never a source
 
 
+def assert_reply_sources_are_cited_and_anchored(report: dict) -> tuple[int, int]:
+    """The web chat's reply (the answer, then the verdict and items below it) under one numbering: every
+    listed source is cited in the text and every docs link carries its member anchor. (listed, cited)."""
+    import re
+
+    from ui.render import final_markdown
+
+    reply = report["answer"]["markdown"] + "\n\n" + final_markdown(report)
+    body = re.sub(r"```.*?```", "", reply, flags=re.S)
+    listing = re.compile(r"^(?:\[(\d+)\]|(\d+)\.) ", re.M)
+    listed = {int(a or b) for a, b in listing.findall(body)}
+    cited = {int(n) for n in re.findall(r"\[\[?(\d{1,3})\]", "\n".join(
+        line for line in body.splitlines() if not listing.match(line)))}
+    assert listed <= cited, f"listed but never cited: {sorted(listed - cited)}\n{reply}"
+    for url in re.findall(r"https://docs\.godotengine\.org/\S+?/classes/class_[\w@]+\.html[^\s)]*", reply):
+        assert "#" in url, f"a class page linked without its member anchor: {url}"
+    return len(listed), len(cited & listed)
+
+
 @pytest.mark.parametrize("name,text,prompt,language", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 async def test_design_example_answers_cite_only_retrieved_evidence(answer_service, name, text, prompt, language):
     report = await analyze_snippet(answer_service, text, prompt)
@@ -68,6 +87,8 @@ async def test_design_example_answers_cite_only_retrieved_evidence(answer_servic
     assert answer["language"] == language and answer["writer"] == "template"
     assert answer["citations"], "an answer with evidence must cite it"
     assert_citations_resolve(report)
+    listed, cited = assert_reply_sources_are_cited_and_anchored(report)
+    print(f"sources of the whole reply ({name}): {listed} listed, {cited} cited")
     assert {"verdict", "chunks", "files"} <= set(report)  # existing consumers keep their keys
     if answer["suggested_code"]:
         assert "KinematicBody" not in answer["suggested_code"] and "idle_frame" not in answer["suggested_code"]

@@ -75,3 +75,30 @@ async def test_a_construct_the_run_does_not_use_is_answered_from_the_knowledge_b
     report = await analyze_snippet(answer_service, ENEMY, "")
     ans = await answer_for_run(answer_service, report["run_id"], "what replaces yield in Godot 4?")
     assert "`yield`" in ans.text and "await" in ans.text, ans.text
+
+
+_ALLOWED_WORDS = {"Godot", "GDScript", "API", "TODO", "godot", "rag", "gd", "snippet", "JSON", "L"}
+
+
+def english_outside_code(markdown: str) -> list[str]:
+    """Latin-script words left once code, links, docs quotes, ids and source titles are taken out."""
+    import re
+
+    text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    text = re.sub(r"`[^`]*`|https?://\S+|“[^”]*”|\[[^\]]*\]\([^)]*\)", " ", text)
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
+    text = re.sub(r"^\s*(?:\[\d+\]|\d+\.) [^\n]*?(?= — | · | \(|$)", " ", text, flags=re.M)  # a source's title: a name
+    return [w for w in re.findall(r"[A-Za-z]{2,}", text) if w not in _ALLOWED_WORDS and not w.startswith("L")]
+
+
+@ASYNC
+async def test_a_korean_question_gets_no_english_sentence_outside_docs_quotes_and_code(answer_service):
+    from ui.render import final_markdown
+
+    report = await analyze_snippet(answer_service, PLAYER_G3, "Godot 4 버전으로 바꿔줘. 이 코드는 무슨 뜻이야?")
+    assert report["answer"]["language"] == "ko"
+    for text in (report["answer"]["markdown"], final_markdown(report)):
+        assert english_outside_code(text) == [], text
+    for question in ("yield 줄은 Godot 4에서 어떻게 써?", "왜 표시됐어?", "3번 청크 설명해줘"):
+        reply = await answer_for_run(answer_service, report["run_id"], question)
+        assert english_outside_code(reply.text) == [], reply.text

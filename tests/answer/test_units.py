@@ -56,7 +56,8 @@ def test_explain_template_cites_the_docs_of_the_called_apis_in_the_question_lang
     cited = {c.evidence_id for c in answer.citations}
     assert cited == {"d:input", "d:zero"}
     assert check_citations(answer, {"d:input", "d:zero"}) == [] and check_format(answer) == []
-    assert "Returns true if you are pressing the action event. [" in answer.markdown
+    quote = "Returns true if you are pressing the action event."  # the docs' own words, whole, marked in another language
+    assert (quote + " [" if language == "en" else f"“{quote}” [") in answer.markdown
 
 
 def test_citations_must_resolve_and_be_retrieved():

@@ -83,7 +83,7 @@ async def test_declaration_group_with_node_path_is_godot3_and_validates():
     news = {c.old: c for c in j.suggested_changes}
     assert news["export var speed = 200"].new == "@export var speed = 200"
     assert news["export var speed = 200"].evidence_id == EXPORT_MAP
-    assert news["export var speed = 200"].docs_url == EXPORT_URL  # from the mapping's linked docs, not retrieved
+    assert news["export var speed = 200"].docs_url == EXPORT_URL + "#export"  # the mapping's linked docs, at their anchor
     assert news["onready var sprite = $Sprite"].new == "@onready var sprite = $Sprite"
     assert not any("Sprite" in c.old and "Sprite2D" in (c.new or "") for c in j.suggested_changes)
     # CharacterBody2D already has `velocity`: Godot 4 would refuse the redeclaration, so it goes
