@@ -69,8 +69,8 @@ class ApiLookup(BaseModel):
 
 def _definition(entry: ApiEntry) -> Definition:
     return Definition(version=entry.version, class_name=entry.class_name, member=entry.member, kind=entry.kind,
-                      signature=entry.signature, return_type=entry.return_type, url=anchored_url(entry.source_url, entry.chunk_id),
-                      evidence_id=entry.chunk_id)
+                      signature=entry.signature, return_type=entry.return_type,
+                      url=anchored_url(entry.source_url, entry.chunk_id), evidence_id=entry.chunk_id)
 
 
 def split_name(index: ApiIndex, name: str) -> tuple[str | None, str | None]:

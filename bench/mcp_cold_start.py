@@ -80,9 +80,10 @@ def main() -> None:
         cli_runs.append(elapsed)
         print(f"  cli #{i + 1}: {elapsed:6.2f} s for godot-rag analyze, verdict {verdict}")
     mcp, cli = statistics.median(mcp_runs), statistics.median(cli_runs)
-    print(f"\n| path | median s | runs |\n| --- | --- | --- |")
-    print(f"| godot-rag mcp: start -> first check_code answer | {mcp:.2f} | {', '.join(f'{x:.2f}' for x in mcp_runs)} |")
-    print(f"| godot-rag analyze (baseline) | {cli:.2f} | {', '.join(f'{x:.2f}' for x in cli_runs)} |")
+    print("\n| path | median s | runs |\n| --- | --- | --- |")
+    for name, median, runs in (("godot-rag mcp: start -> first check_code answer", mcp, mcp_runs),
+                               ("godot-rag analyze (baseline)", cli, cli_runs)):
+        print(f"| {name} | {median:.2f} | {', '.join(f'{x:.2f}' for x in runs)} |")
     print(f"\nratio mcp / cli: {mcp / cli:.2f}x   load {os.getloadavg()[0]:.1f}")
 
 

@@ -34,6 +34,7 @@ class Caller:
     """True over stdio: the local user started the server and can read the database anyway (like the CLI)."""
 
     def may_read(self, run_owner: str | None) -> bool:
+        """Whether a run of `run_owner` is this caller's to read (a run of another reads as no run at all)."""
         return self.sees_all or run_owner == self.owner
 
 
@@ -64,6 +65,7 @@ class BearerGate:
         self.access = access
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Refuse an HTTP request that proves no user; pass everything else (lifespan) through."""
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
             if bearer_user(self.access, headers) is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `godot-rag mcp` to the CLI."""
     p = subparsers.add_parser(

@@ -21,7 +21,14 @@ from pydantic import Field
 
 from agent.graph.report import Report
 from agent.mcp_server.errors import Refused, UnknownRun, guarded
-from agent.mcp_server.models import FollowUpResult, LookupResult, MigrateResult, RunResult, SearchResult, run_uri
+from agent.mcp_server.models import (
+    FollowUpResult,
+    LookupResult,
+    MigrateResult,
+    RunResult,
+    SearchResult,
+    run_uri,
+)
 from agent.mcp_server.runtime import McpRuntime
 from agent.runs import new_run_id
 
@@ -63,8 +70,11 @@ def run_text(result: RunResult) -> str:
 
 
 async def _until_done(work: Awaitable[Any]) -> Any:
-    """Await `work` in a task of its own, so that a cancelled call (the client's notifications/cancelled) stops
-    the run the way Ctrl-C does: the service marks it interrupted and resumable before the call ends."""
+    """Await `work` in a task of its own, so that a cancelled call stops the run the way Ctrl-C does.
+
+    The client's notifications/cancelled cancels the handler; the run's own task then gets its cancellation
+    once, outside the SDK's cancel scope, so the service can mark the run interrupted and resumable.
+    """
     task = asyncio.ensure_future(work)
     try:
         return await asyncio.shield(task)
@@ -75,14 +85,21 @@ async def _until_done(work: Awaitable[Any]) -> Any:
         raise
 
 
+PROGRESS_KINDS = frozenset({"run_started", "files", "chunk_status", "run_finished"})
+"""Run events sent as progress notifications (the answer's tokens are not progress)."""
+
+
 def _progress(ctx: Context) -> Callable[[Any], Awaitable[None]]:
-    """Progress events of a run as MCP progress notifications (done/total chunks, and what happens)."""
+    """A run's events as MCP progress notifications: chunks done of total, each message naming the run."""
 
     async def on_event(event: Any) -> None:
-        if event.kind in {"run_started", "chunk_status", "files"} or event.total:
-            message = event.message or (f"run {event.run_id}: {event.kind}" if event.kind != "chunk_status" else
-                                        f"{event.source_file}:{event.start_line} {event.status}")
-            await ctx.report_progress(event.done or 0, event.total or None, message)
+        if event.kind not in PROGRESS_KINDS:
+            return
+        if event.kind == "chunk_status":
+            what = f"{event.source_file}:{event.start_line}-{event.end_line} {event.status}"
+        else:
+            what = event.message or event.kind.replace("_", " ")
+        await ctx.report_progress(event.done, event.total or None, f"run {event.run_id}: {what}")
 
     return on_event
 
@@ -154,10 +171,10 @@ def build_server(runtime: McpRuntime) -> MCPServer:
         """Use this to analyse a whole Godot project: a GitHub repository, a zip, or (over stdio) a local folder.
 
         Under the same size, file and chunk limits as the other doors (a project over them is refused with the
-        count and the limit). Sends MCP progress notifications (chunks done of total) while it runs; a cancelled
-        call leaves the run interrupted and resumable. Returns the run id, the project verdict (godot3, godot4,
-        mixed or ambiguous) with its basis, the first 20 chunks' verdicts and the migration items; the whole
-        report is godot-rag://runs/{run_id}.
+        count and the limit). Sends MCP progress notifications (chunks done of total, each message naming the
+        run id) while it runs; a cancelled call leaves the run interrupted and resumable. Returns the run id, the
+        project verdict (godot3, godot4, mixed or ambiguous) with its basis, the first 20 chunks' verdicts and
+        the migration items; the whole report is godot-rag://runs/{run_id}.
         """
         from agent import intake as agent_intake
 
@@ -284,9 +301,11 @@ def build_server(runtime: McpRuntime) -> MCPServer:
                                                    "version of enemy.gd'")],
         ctx: Context,
     ) -> Annotated[CallToolResult, FollowUpResult]:
-        """Use this to ask about a finished run, as in the web chat: why a chunk or file is flagged, an
-        explanation of a chunk, or its Godot 4 version. Answers from the stored run (never re-analyses), in the
-        question's language, citing the evidence the run retrieved."""
+        """Use this to ask about a finished run, as in the web chat.
+
+        Why a chunk or file is flagged, an explanation of a chunk, or its Godot 4 version: answered from the
+        stored run (never re-analysed), in the question's language, citing the evidence the run retrieved.
+        """
         from agent.followup import answer_for_run
 
         await owned_report(run_id, ctx)

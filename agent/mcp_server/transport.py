@@ -2,7 +2,8 @@
 
 DNS-rebinding protection is always on: a request must name this server in its Host header (the bound
 host, localhost, or a name listed in GODOT_RAG_MCP_ALLOWED_HOSTS), and a browser's Origin, when sent,
-must be a local one or one the web chat also allows (GODOT_RAG_UI_ALLOWED_ORIGINS).
+must be a local one or one the web chat also allows (GODOT_RAG_UI_ALLOWED_ORIGINS; its `*` is not carried
+over: the SDK checks named origins only).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def security_settings(host: str, port: int, env: Mapping[str, str]) -> Transport
         if "/" in name or "@" in name or " " in name:
             raise ValueError(f"{ALLOWED_HOSTS_ENV} entries must be host or host:port names; got {name!r}")
     hosts = [*_LOCAL, *([host] if host not in ("0.0.0.0", "::") else []), *names]
-    allowed_hosts = [h for name in dict.fromkeys(hosts) for h in ((name,) if _PORT.search(name) else (name, f"{name}:*"))]
+    allowed_hosts = [h for name in dict.fromkeys(hosts)
+                     for h in ((name,) if _PORT.search(name) else (name, f"{name}:*"))]
     origins = [f"http://{h}:*" for h in _LOCAL] + [f"http://{h}" for h in _LOCAL]
     extra = [o for o in allowed_origins(env) if o != "*"]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts,

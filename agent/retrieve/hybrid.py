@@ -56,7 +56,7 @@ class RetrievalConfig:
     trigram_probes: int = field(default=2, metadata={"description": "identifiers probed with trigram similarity"})
     trigram_threshold: float = field(default=0.7, metadata={"description": "pg_trgm word_similarity threshold"})
     fuzzy_34: bool = field(default=False, metadata={
-        "description": "keyword, trigram and vector legs search the 3.4 docs too (docs search; judging keeps them off)"})
+        "description": "keyword, trigram and vector legs search the 3.4 docs too (a docs search; never judging)"})
     common_share: float = field(default=0.02, metadata={
         "description": "names in more than this share of docs chunks stay out of the keyword and trigram legs"})
 

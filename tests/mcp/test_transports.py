@@ -103,7 +103,7 @@ def http_server(mcp_settings):
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the server did not start: {proc.stderr.read().decode()[-2000:]}")
+                    raise RuntimeError(f"the server did not start: {proc.stderr.read().decode()[-2000:]}") from None
                 time.sleep(0.2)
         yield url, cfg["headers"]
     finally:
