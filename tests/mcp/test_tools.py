@@ -147,3 +147,16 @@ async def test_a_cancelled_analysis_leaves_a_resumable_run(stdio_runtime, mcp_se
     assert stopped["status"] == "interrupted" and stopped["progress"]["done"] < stopped["progress"]["total"]
     resumed = await mcp_service.resume(run_id)
     assert resumed["status"] == "completed" and resumed["verdict"]["label"] == "godot3"
+
+
+async def test_the_mcp_chunk_cap_refuses_with_the_count_and_offers_the_cli(stdio_runtime):
+    from agent.settings import DEFAULT_MAX_CHUNKS
+
+    cap = DEFAULT_MAX_CHUNKS["mcp"]
+    assert stdio_runtime.settings.chunk_limit == cap < DEFAULT_MAX_CHUNKS["bot"]
+    code = "extends Node\n" + "".join(f"func f{i}():\n\tvar a = {i}\n\treturn a\n" for i in range(cap))  # cap + 1
+    async with Client(build_server(stdio_runtime)) as client:
+        result = await client.call_tool("check_code", {"code": code})
+    text = result.content[0].text
+    assert result.is_error and f"over the limit of {cap:,} chunks per run" in text
+    assert "`godot-rag analyze" in text and "Traceback" not in text
