@@ -104,6 +104,12 @@ class Retriever:
         self._common: frozenset[str] | None = None
         self._common_lock = threading.Lock()
 
+    def with_config(self, config: RetrievalConfig) -> Retriever:
+        """The same retriever (pool, model, the corpus's common words) with other knobs."""
+        other = Retriever(self.settings, self.pool, embedder=self.embedder, config=config)
+        other._common = self.common_lexemes()
+        return other
+
     def common_lexemes(self) -> frozenset[str]:
         """Lexemes in more than `common_share` of the docs chunks; read once per retriever (~0.15 s on the full KB)."""
         with self._common_lock:

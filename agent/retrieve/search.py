@@ -56,9 +56,7 @@ def _excerpt(text: str) -> str:
 
 def search_docs(retriever: Retriever, query: str, version: DocsVersion = "both", limit: int = 8) -> list[DocHit]:
     """The best `limit` docs chunks for `query` in `version`, best first."""
-    wide = Retriever(retriever.settings, retriever.pool, embedder=retriever.embedder,
-                     config=replace(retriever.config, top_k_docs=max(limit * 4, 24), fuzzy_34=version != "4"))
-    wide._common = retriever.common_lexemes()  # the same corpus: its common words are already known
+    wide = retriever.with_config(replace(retriever.config, top_k_docs=max(limit * 4, 24), fuzzy_34=version != "4"))
     terms = list(dict.fromkeys(_WORD.findall(query)))[:16]
     bundle = wide.retrieve(RetrieverQuery(query_text=query, query_terms=terms, raw_chunk_text=query,
                                           task_type="search", gdscript=False))
