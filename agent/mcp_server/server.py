@@ -121,6 +121,15 @@ def build_server(runtime: McpRuntime) -> MCPServer:
             raise UnknownRun(run_id)
         return report
 
+    async def code_intake(code: str, question: str, path: str | None) -> Any:
+        """Sent code as the intake takes a paste (fences, `# path` files) or, with `path`, an uploaded file."""
+        from agent.intake import intake_snippet, intake_uploads
+
+        if path:
+            return await asyncio.to_thread(intake_uploads, [(path, code.encode("utf-8", "surrogatepass"))],
+                                           prompt=question, settings=settings)
+        return await asyncio.to_thread(intake_snippet, code, prompt=question, settings=settings)
+
     async def run_analysis(intake: Any, ctx: Context) -> CallToolResult:
         svc = await runtime.get_service()
         caller = runtime.caller(ctx.headers)
@@ -148,14 +157,7 @@ def build_server(runtime: McpRuntime) -> MCPServer:
         numbered citations. Results carry at most 20 chunks; the run's whole report is the resource
         godot-rag://runs/{run_id}, and follow_up/migrate take its run_id.
         """
-        from agent.intake import intake_snippet, intake_uploads
-
-        if path:
-            intake = await asyncio.to_thread(intake_uploads, [(path, code.encode("utf-8", "surrogatepass"))],
-                                             prompt=question, settings=settings)
-        else:
-            intake = await asyncio.to_thread(intake_snippet, code, prompt=question, settings=settings)
-        return await run_analysis(intake, ctx)
+        return await run_analysis(await code_intake(code, question, path), ctx)
 
     @mcp.tool(annotations=RUNS)
     @guard
@@ -190,7 +192,7 @@ def build_server(runtime: McpRuntime) -> MCPServer:
             name = zip_name if zip_name.lower().endswith(".zip") else f"{zip_name}.zip"
             intake = await asyncio.to_thread(agent_intake.intake_uploads, [(name, data)], prompt=question,
                                              settings=settings)
-        elif _looks_remote(target or ""):
+        elif agent_intake.is_remote(target or ""):
             intake = await asyncio.to_thread(agent_intake.intake_github, target or "", prompt=question,
                                              settings=settings)
         elif not runtime.local_paths:
@@ -218,14 +220,14 @@ def build_server(runtime: McpRuntime) -> MCPServer:
         Returns the migrated code (one file), a unified diff, and per file its hunks (old -> new with evidence
         ids and docs URLs) and TODOs with their reasons. Never writes files.
         """
-        from agent.migrate import SNIPPET_PATH, ProjectMigration
+        from agent.migrate import ProjectMigration
         from agent.migrate.patch import migrated_files, summary_text, unified_diff
 
         if (code is None) == (run_id is None):
             raise Refused("send exactly one of code and run_id")
         svc = await runtime.get_service()
-        if code is not None:
-            originals = {path or SNIPPET_PATH: code}
+        if code is not None:  # through intake, as `godot-rag migrate -` does: the same limits and `# path` pastes
+            originals = (await code_intake(code, "", path)).expansion.texts()
             migration = await svc.migrate(originals)
         else:
             report = await owned_report(run_id or "", ctx)
@@ -344,8 +346,3 @@ def build_server(runtime: McpRuntime) -> MCPServer:
 
     return mcp
 
-
-def _looks_remote(target: str) -> bool:
-    """A URL or an SSH address (GitHub's validator then accepts only https://github.com/...)."""
-    t = target.strip()
-    return "://" in t or t.startswith("git@") or t.lower().startswith(("github.com/", "www.github.com/"))
