@@ -22,6 +22,47 @@ ENEMY = (PROJECT_ROOT / "tests" / "fixtures" / "projects" / "enemy_g3.txt").read
 EXTRA_3_4 = ("KinematicBody2D", "PhysicsBody2D")
 
 
+def write_project(root: Path, scripts: int = 40) -> Path:
+    """A Godot 3 project of `scripts` scripts, ~5 chunks each: far more than are judged before a cancel arrives."""
+    for n in range(scripts):
+        body = "\n\n".join(f"func f{i}(delta):\n\tvar v = Vector2({i}, {n})\n\treturn v.length()" for i in range(4))
+        (root / f"s{n:02d}.gd").write_text(f"extends KinematicBody2D\n\n{body}\n")
+    return root
+
+
+async def cancel_after_first_progress(client, arguments: dict) -> None:
+    """Call analyze_project and cancel the call (notifications/cancelled) once the run reports its chunk count."""
+    import anyio
+
+    started = anyio.Event()
+
+    async def on_progress(progress, total, message):
+        if total:
+            started.set()
+
+    async with anyio.create_task_group() as tg:
+        async def call():
+            await client.call_tool("analyze_project", arguments, progress_callback=on_progress)
+
+        tg.start_soon(call)
+        with anyio.fail_after(180):
+            await started.wait()
+        tg.cancel_scope.cancel()
+
+
+async def new_interrupted_run(service, owner: str, before: set[str]) -> str:
+    """The one run of `owner` that became interrupted since `before` (the server may take a moment)."""
+    import asyncio
+
+    for _ in range(200):
+        new = set(await service.interrupted_runs(owner=owner)) - before
+        if new:
+            [run_id] = new
+            return run_id
+        await asyncio.sleep(0.1)
+    raise AssertionError("no run was left interrupted")
+
+
 def add_classref3(settings, names, embedder, tmp: Path) -> None:
     """Add `names`' 3.4 class-reference definitions to the database's API index (as the ingest reads them)."""
     from agent.apiindex import V3, rows_from_chunks

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
-import anyio
 import pytest
 from mcp import Client
 
 from agent.mcp_server.server import build_server
-from tests.mcp.conftest import ENEMY
+from tests.mcp.conftest import ENEMY, cancel_after_first_progress, new_interrupted_run, write_project
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -118,31 +116,10 @@ async def test_local_paths_are_refused_over_http(mcp_service):
 async def test_a_cancelled_analysis_leaves_a_resumable_run(stdio_runtime, mcp_service, tmp_path):
     from agent.mcp_server.access import LOCAL
 
-    for n in range(40):  # ~200 chunks: far more than are judged before the cancel arrives
-        body = "\n\n".join(f"func f{i}(delta):\n\tvar v = Vector2({i}, {n})\n\treturn v.length()" for i in range(4))
-        (tmp_path / f"s{n:02d}.gd").write_text(f"extends KinematicBody2D\n\n{body}\n")
     before = set(await mcp_service.interrupted_runs(owner=LOCAL.owner))
-    started = anyio.Event()
-
-    async def on_progress(progress, total, message):
-        if total:
-            started.set()
-
     async with Client(build_server(stdio_runtime)) as client:
-        async with anyio.create_task_group() as tg:
-            async def call():
-                await client.call_tool("analyze_project", {"target": str(tmp_path)}, progress_callback=on_progress)
-
-            tg.start_soon(call)
-            with anyio.fail_after(120):
-                await started.wait()
-            tg.cancel_scope.cancel()
-    for _ in range(100):  # the server side finishes stopping the run after the call is gone
-        new = set(await mcp_service.interrupted_runs(owner=LOCAL.owner)) - before
-        if new:
-            break
-        await asyncio.sleep(0.1)
-    [run_id] = new
+        await cancel_after_first_progress(client, {"target": str(write_project(tmp_path))})
+    run_id = await new_interrupted_run(mcp_service, LOCAL.owner, before)
     stopped = await mcp_service.report(run_id)
     assert stopped["status"] == "interrupted" and stopped["progress"]["done"] < stopped["progress"]["total"]
     resumed = await mcp_service.resume(run_id)

@@ -22,7 +22,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from agent.settings import PROJECT_ROOT
-from tests.mcp.conftest import ENEMY
+from tests.mcp.conftest import ENEMY, cancel_after_first_progress, new_interrupted_run, write_project
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -64,14 +64,19 @@ async def check_enemy_then_migrate(client: Client) -> None:
     assert migrated.structured_content["code"].startswith("extends CharacterBody2D")
 
 
-async def test_stdio_as_the_readme_configures_it(mcp_settings):
+async def test_stdio_as_the_readme_configures_it(mcp_settings, mcp_service, tmp_path):
     cfg = cursor_config("command")
     claude = [b for b in readme_blocks("sh") if b.startswith("claude mcp add godot-rag -- ")][0].strip()
     assert shlex.split(claude.split(" -- ", 1)[1]) == [cfg["command"], *cfg["args"]] == ["godot-rag", "mcp"]
     params = StdioServerParameters(command=str(BIN / cfg["command"]), args=cfg["args"], env=server_env(mcp_settings),
                                    cwd=str(PROJECT_ROOT))
+    before = set(await mcp_service.interrupted_runs(owner="mcp:local"))
     async with Client(params, read_timeout_seconds=300) as client:
         await check_enemy_then_migrate(client)
+        # a cancel over the wire (notifications/cancelled) stops the server's run, resumable
+        await cancel_after_first_progress(client, {"target": str(write_project(tmp_path))})
+        run_id = await new_interrupted_run(mcp_service, "mcp:local", before)
+    assert (await mcp_service.resume(run_id))["status"] == "completed"
 
 
 def _free_port() -> int:
