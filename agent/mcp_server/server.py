@@ -99,7 +99,10 @@ def _progress(ctx: Context) -> Callable[[Any], Awaitable[None]]:
             what = f"{event.source_file}:{event.start_line}-{event.end_line} {event.status}"
         else:
             what = event.message or event.kind.replace("_", " ")
-        await ctx.report_progress(event.done, event.total or None, f"run {event.run_id}: {what}")
+        try:
+            await ctx.report_progress(event.done, event.total or None, f"run {event.run_id}: {what}")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the client went away mid-run: progress is for it alone, the run goes on (or is cancelled)
 
     return on_event
 
