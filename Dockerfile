@@ -11,6 +11,8 @@ COPY bot ./bot
 COPY ui ./ui
 COPY sql ./sql
 RUN pip install .
+# the MCP server's SDK on its own: chainlit 2.x declares mcp<2 (see scripts/setup.sh)
+RUN pip install "mcp>=2.3,<3"
 RUN useradd --create-home app && mkdir -p /data && chown app /data
 USER app
 ENV GODOT_RAG_HOME=/data

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "agent.crawl.cli",       # crawl
     "ui.cli",                # ui
     "bot.cli",               # bot
+    "agent.mcp_server.cli",  # mcp (stdio, or --http)
 )
 
 

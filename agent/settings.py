@@ -48,11 +48,12 @@ def env_positive_int(name: str) -> int | None:
     return value
 
 
-DEFAULT_MAX_CHUNKS = {"cli": 12_000, "ui": 2_000, "bot": 1_000}
+DEFAULT_MAX_CHUNKS = {"cli": 12_000, "ui": 2_000, "bot": 1_000, "mcp": 500}
 """Chunks per run by front door when GODOT_RAG_MAX_CHUNKS is unset. The CLI takes a real mid-size app
 whole (a 450-script app makes ~5,000 chunks; 10,000 chunks fit, `bench/limits.py` prints their time and
 memory); the web chat and Discord stay interactive (about a minute of judging at ~16-29 chunks/s) and
-offer the CLI command for a larger project. A 50,000-function paste still folds into ~1,600 chunks."""
+offer the CLI command for a larger project. An MCP tool call is one step of a coding agent's turn, so the MCP
+server takes the least (about 20-30 s of judging). A 50,000-function paste still folds into ~1,600 chunks."""
 
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
@@ -117,7 +118,7 @@ class Settings:
     """GODOT_RAG_MAX_CHUNKS: cap on chunks per run for every front door; unset gives each front door
     its own default (`DEFAULT_MAX_CHUNKS`)."""
     front_door: str = "cli"
-    """Which front door made these settings (cli, ui or bot): it picks the default chunk cap. Set by
+    """Which front door made these settings (cli, ui, bot or mcp): it picks the default chunk cap. Set by
     the front door with `with_(front_door=...)`, not from the environment."""
     classref3_dir: Path | None = None
     """GODOT_RAG_CLASSREF3_DIR: the Godot 3.4 class reference (classes/*.xml); default ../shared/godot-class-ref-3.4."""

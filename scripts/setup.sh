@@ -23,6 +23,10 @@ if [ "${1:-}" = "--test" ]; then
 else
   .venv/bin/pip install -q -e .
 fi
+# The MCP server's SDK (agent/mcp_server) in a step of its own: chainlit 2.x declares mcp<2 for a client
+# feature of its own that the web chat does not use, so one resolver run cannot take both (pyproject.toml)
+.venv/bin/pip install -q "mcp>=2.3,<3" 2>&1 | grep -v "chainlit .* requires mcp\|dependency resolver does not" >&2 || true
+.venv/bin/python -c "import mcp.server.mcpserver" || { echo "setup: the mcp SDK did not install" >&2; exit 1; }
 # Build the ONNX copy of the embedding model now (offline, from the packaged weights), not on first use;
 # it prints why it builds nothing where the precision is bfloat16
 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m agent.embeddings_onnx >/dev/null

@@ -47,6 +47,7 @@ __all__ = [
     "intake_target",
     "intake_uploads",
     "intake_zip",
+    "is_remote",
     "parse_github_url",
 ]
 
@@ -207,6 +208,15 @@ def intake_github(
     )
 
 
+def is_remote(target: str) -> bool:
+    """Whether a target names a remote repository (a URL, an SSH address, `github.com/...`) rather than a path.
+
+    Such a target goes to `intake_github`, whose validator accepts only https://github.com/ URLs.
+    """
+    target = (target or "").strip()
+    return "://" in target or target.startswith("git@") or target.lower().startswith(("github.com/", "www.github.com/"))
+
+
 def intake_target(
     target: str, *, prompt: str = "", settings: Settings, stdin_text: str | None = None
 ) -> IntakeResult:
@@ -215,11 +225,7 @@ def intake_target(
     if target == "-":
         text = stdin_text if stdin_text is not None else _read_stdin(settings)
         return intake_snippet(text, prompt=prompt, settings=settings)
-    if (
-        "://" in target
-        or target.startswith("git@")
-        or target.lower().startswith(("github.com/", "www.github.com/"))
-    ):
+    if is_remote(target):
         return intake_github(target, prompt=prompt, settings=settings)
     path = Path(target).expanduser()
     if path.is_symlink():

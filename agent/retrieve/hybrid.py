@@ -55,6 +55,8 @@ class RetrievalConfig:
     exact_boost: float = field(default=1.0, metadata={"description": "added to the fused score of exact hits"})
     trigram_probes: int = field(default=2, metadata={"description": "identifiers probed with trigram similarity"})
     trigram_threshold: float = field(default=0.7, metadata={"description": "pg_trgm word_similarity threshold"})
+    fuzzy_34: bool = field(default=False, metadata={
+        "description": "keyword, trigram and vector legs search the 3.4 docs too (a docs search; never judging)"})
     common_share: float = field(default=0.02, metadata={
         "description": "names in more than this share of docs chunks stay out of the keyword and trigram legs"})
 
@@ -102,6 +104,12 @@ class Retriever:
         self._common: frozenset[str] | None = None
         self._common_lock = threading.Lock()
 
+    def with_config(self, config: RetrievalConfig) -> Retriever:
+        """The same retriever (pool, model, the corpus's common words) with other knobs."""
+        other = Retriever(self.settings, self.pool, embedder=self.embedder, config=config)
+        other._common = self.common_lexemes()
+        return other
+
     def common_lexemes(self) -> frozenset[str]:
         """Lexemes in more than `common_share` of the docs chunks; read once per retriever (~0.15 s on the full KB)."""
         with self._common_lock:
@@ -136,7 +144,7 @@ class Retriever:
         params, n_probes, terms = self._params(query, vector)
         k = {t: self.config.top_k(t) * self.config.candidates_factor for t in TABLES}
         keyword = bool(params["idents"] or params["words"])
-        return build_statement(n_probes=n_probes, k=k, keyword=keyword), params, terms
+        return build_statement(n_probes=n_probes, k=k, keyword=keyword, fuzzy_34=self.config.fuzzy_34), params, terms
 
     def _session(self, conn) -> None:
         # Small tables tempt the planner into seq scans that compute word_similarity / distances

@@ -84,11 +84,12 @@ def _top_then_rows(leg: str, table: str, n: sql.Literal, scored: sql.Composed) -
     ).format(leg=sql.Literal(leg), cols=_COLS, scored=scored, n=n, t=sql.Literal(table))
 
 
-def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -> sql.Composed:
+def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True, fuzzy_34: bool = False) -> sql.Composed:
     """The fused statement; `k` maps table -> candidates per leg.
 
     `keyword=False` drops the tsvector legs: with no words left an empty tsquery matches nothing,
-    but the GIN index cannot answer it and the scan reads the whole index.
+    but the GIN index cannot answer it and the scan reads the whole index. `fuzzy_34=True` lets the
+    keyword, trigram and vector legs find 3.4 docs too (a user's docs search, never a judgment).
     """
     parts: list[sql.Composable] = []
     # exact: api_mapping old names / match terms, whole identifiers, never rejected rows; the rows of the
@@ -126,12 +127,13 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
     for table in TABLES:
         t = sql.Literal(table)
         n = sql.Literal(k[table])
+        not34 = _NOT_34 if table == "docs_chunks" and not fuzzy_34 else sql.SQL("")
         if keyword:
             parts.append(_top_then_rows("keyword", table, n, sql.SQL(
                 "SELECT c.id, ts_rank_cd(c.search_tsv, {tsq})::float8 AS score, 0 AS tie"
                 " FROM godot_rag.dynamic_retrieval_view c"
                 " WHERE c.table_name = {t} AND c.search_tsv @@ {tsq}{not34}").format(
-                    t=t, tsq=_TSQ, not34=_NOT_34 if table == "docs_chunks" else sql.SQL(""))))
+                    t=t, tsq=_TSQ, not34=not34)))
         if n_probes:
             # one ranked subquery per probe (each computes its own word_similarity once per candidate),
             # then the best score per row: the top n of that equals the top n by GREATEST over all probes.
@@ -141,7 +143,7 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
                 "(SELECT c.id, word_similarity({p}, c.search_text) AS score, -length(c.search_text) AS tie"
                 " FROM godot_rag.dynamic_retrieval_view c WHERE c.table_name = {t} AND {p} <%% c.search_text{not34}"
                 " ORDER BY 2 DESC, 3 DESC, c.id LIMIT {n})").format(
-                    p=sql.Placeholder(f"p{i}"), t=t, n=n, not34=_NOT_34 if table == "docs_chunks" else sql.SQL(""))
+                    p=sql.Placeholder(f"p{i}"), t=t, n=n, not34=not34)
                 for i in range(n_probes))
             parts.append(_top_then_rows("trigram", table, n, sql.SQL(
                 "SELECT c.id, max(c.score)::float8 AS score, max(c.tie) AS tie"
@@ -158,7 +160,7 @@ def build_statement(*, n_probes: int, k: dict[str, int], keyword: bool = True) -
             "SELECT c.id, c.embedding <=> %(qv)s AS d FROM godot_rag.dynamic_retrieval_view c"
             " WHERE c.table_name = {t} AND c.embedding IS NOT NULL{not34}"
             " ORDER BY c.embedding <=> %(qv)s LIMIT {pool}) c"
-        ).format(t=t, pool=sql.Literal(VECTOR_POOL), not34=_NOT_34 if table == "docs_chunks" else sql.SQL(""))))
+        ).format(t=t, pool=sql.Literal(VECTOR_POOL), not34=not34)))
     return sql.SQL(" UNION ALL ").join(parts)
 
 
