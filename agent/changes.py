@@ -102,6 +102,9 @@ class RuleFacts:
     scope: str = "expression"
     grammar: bool = False
     """A match the other version's parser rejects (what makes a signal decisive)."""
+    docs: tuple[str, ...] = ()
+    """Docs chunk ids that document the change (a file format: the upgrading guide), cited before any page
+    that merely mentions a cue (`format` is on many pages)."""
 
 
 @dataclass(frozen=True)
@@ -211,12 +214,12 @@ def undocumented_in_34() -> frozenset[tuple[str, str]]:
 
 def _rule_facts(row: object, where: str) -> RuleFacts:
     row = _fields(row, where, {"name", "version"},
-                  {"old", "new", "change_type", "cues", "mapping_keys", "caveat", "scope", "grammar"})
+                  {"old", "new", "change_type", "cues", "mapping_keys", "caveat", "scope", "grammar", "docs"})
     if row["version"] not in VERSIONS:
         raise ChangeDataError(f"{where}: version {row['version']!r}")
     if "grammar" in row and not isinstance(row["grammar"], bool):
         raise ChangeDataError(f"{where}: grammar is not a boolean")
-    for key in ("cues", "mapping_keys"):
+    for key in ("cues", "mapping_keys", "docs"):
         if not isinstance(row.get(key, []), list) or not all(isinstance(v, str) and v for v in row.get(key, [])):
             raise ChangeDataError(f"{where}: {key} is not a list of names")
     defaults = RuleFacts("", "")
@@ -224,7 +227,8 @@ def _rule_facts(row: object, where: str) -> RuleFacts:
         _name(row["name"], where), row["version"],
         *(_text(row.get(key, getattr(defaults, key)), where) for key in ("old", "new", "change_type")),
         tuple(row.get("cues", [])), tuple(row.get("mapping_keys", [])),
-        _text(row.get("caveat", ""), where), _text(row.get("scope", defaults.scope), where), row.get("grammar", False))
+        _text(row.get("caveat", ""), where), _text(row.get("scope", defaults.scope), where), row.get("grammar", False),
+        tuple(row.get("docs", [])))
 
 
 @cache

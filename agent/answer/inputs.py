@@ -53,6 +53,8 @@ class AnswerInput:
     """The pasted snippet itself, when the run is one."""
     history: list[tuple[str, str]] = field(default_factory=list)
     """(role, text) of the conversation so far in this chat thread (user / assistant)."""
+    migration: dict[str, Any] | None = None
+    """The migration engine's record of the run (report `migration`): what a project's Godot 4 version holds."""
 
 
 def evidence_pool(chunks: list[Mapping[str, Any]], contents: Mapping[str, str] | None = None) -> dict[str, EvidenceRef]:
@@ -116,4 +118,5 @@ def answer_input(report: Mapping[str, Any], *, codes: Mapping[str, str], content
         prompt=question, task_type=task, language=answer_language(language), verdict=dict(report.get("verdict") or {}),
         chunks=chunks, codes=dict(codes), evidence=evidence_pool(chunks, contents), dimension=dimension,
         suggested_code=direct.get("suggested_code") or _whole_migrated(report), source_text=source_text, history=list(history or []),
+        migration=report.get("migration"),
     )

@@ -278,6 +278,16 @@ _P: dict[str, dict[str, str]] = {
         "zh": "**Godot 4 版本：**{line}。补丁和迁移后的项目附在下面。",
         "ru": "**Версия для Godot 4:** {line}. Патч и перенесённый проект приложены ниже.",
     },
+    "migration_written": {
+        "en": "**Godot 4 version:** {line}. Get it as a patch or a migrated copy (attached in the chat; "
+              "`godot-rag migrate SOURCE --out DIR` on the command line).",
+        "ko": "**Godot 4 버전:** {line}. 패치나 변환된 사본으로 받으세요 (채팅에는 첨부됨, 명령줄에서는 "
+              "`godot-rag migrate SOURCE --out DIR`).",
+        "zh": "**Godot 4 版本：**{line}。可作为补丁或迁移后的副本获取（聊天中已附上；命令行用 "
+              "`godot-rag migrate SOURCE --out DIR`）。",
+        "ru": "**Версия для Godot 4:** {line}. Её можно получить патчем или перенесённой копией (в чате приложены; "
+              "в командной строке — `godot-rag migrate SOURCE --out DIR`).",
+    },
     "migration_line": {
         "en": "{files} file(s) changed, {edits} edit(s), {todos} TODO(s); {complete}/{flagged} flagged part(s) "
               "written completely and validated",

@@ -346,6 +346,10 @@ def write_template(inp: AnswerInput, *, code: str | None, note: str | None = Non
         parts += ["", phrase("steps", lang), *(changes or [phrase("no_changes", lang)])]
         if code:
             parts += ["", phrase("code_head", lang), "```gdscript", code.rstrip("\n"), "```"]
+        elif flagged and (inp.migration or {}).get("summary", {}).get("files_changed"):
+            from agent.graph.report import migration_line  # the project's patch: what was written, what was not
+
+            parts += ["", phrase("migration_written", lang, line=migration_line(inp.migration, lang))]
         elif flagged:
             parts += ["", note or phrase("no_code", lang)]
     parts += sources_block(cites, lang)

@@ -416,7 +416,7 @@ def render_text(report: Report | dict[str, Any]) -> str:
         lines += ["", v.summary]
         if r.direct_answer:
             lines += ["", f"answer: {r.direct_answer.answer}"]  # its unchecked code is never printed
-    if r.migration:
+    if r.migration and not (r.answer and r.answer.get("markdown")):  # the answer says it, in its language
         lines += ["", "godot 4: " + migration_line(r.migration, language)
                   + " (`godot-rag migrate SOURCE --out DIR` / `--patch FILE`)"]
     lines += ["", "chunks:"]

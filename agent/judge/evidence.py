@@ -316,7 +316,8 @@ class EvidenceJudge:
         else:
             # the page of the member itself (`Image.create`) before a page that mentions it: the 4.x page
             # first, then the 3.4 page of what the code uses
-            support = next((pages for c in cues if (pages := sorted(
+            support = [h for h in ev.doc_evidence if h.record_id in rule.docs]  # the page documenting the change
+            support = support or next((pages for c in cues if (pages := sorted(
                 (h for h in ev.doc_evidence if h.metadata.get("symbol") == c),
                 key=lambda h: h.metadata.get("doc_version") == "3.4"))), [])
             support = support or hits_mentioning(ev, cues, limit=1)
@@ -330,8 +331,8 @@ class EvidenceJudge:
         if mapping is not None:  # a prototype backs the change only if it files it under a Godot 3 label
             labels = [h for h in labels if h.metadata.get("label") in _GODOT3_LABELS]
         else:
-            labels = hits_mentioning(ev, cues, limit=2, tables=("label_prototypes",))
-            labels = sorted(labels, key=lambda h: h.metadata.get("label") not in _GODOT3_LABELS)
+            labels = [h for h in hits_mentioning(ev, cues, limit=2, tables=("label_prototypes",))
+                      if h.metadata.get("label") in _GODOT3_LABELS]  # a neutral pattern never backs a change
         cited += [h.record_id for h in labels[:1] if h.record_id != evidence_id] + signal_ids
         if url is None:
             url = next((u for u in (docs_url_of(h, ev) for h in labels) if u), None)

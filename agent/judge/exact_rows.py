@@ -49,6 +49,7 @@ def _pages(findings, rows) -> tuple[list[str], list[str]]:
             symbols.append(f.name.split(" ", 1)[0])
     cited = {f.mapping.record_id for f in findings if f.mapping is not None}
     ids = [i for r in rows if r.mapping_id in cited for i in r.hit.metadata.get("evidence_chunk_ids") or ()]
+    ids += [i for f in findings if f.rule is not None for i in f.rule.docs]
     return list(dict.fromkeys(symbols)), list(dict.fromkeys(ids))
 
 

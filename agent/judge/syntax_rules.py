@@ -33,6 +33,8 @@ class SyntaxRule:
     """What else changes with the migration (shown in the item's note)."""
     scope: str = "expression"
     """What a migration item shows as `old`: the whole call (`expression`) or the line (`statement`)."""
+    docs: tuple[str, ...] = ()
+    """Docs chunk ids documenting the change (syntax.json `docs`): fetched by id and cited first."""
 
 
 def _r(p: str) -> re.Pattern[str]:
@@ -70,7 +72,7 @@ def _rule(name: str, pattern: str) -> SyntaxRule:
     """The rule `name`: its regex from here, what it means from agent/data/changes/syntax.json."""
     f = changes.rule_facts(name)
     return SyntaxRule(name, f.version, _r(pattern), f.old, f.new, f.change_type, f.cues, f.mapping_keys, f.caveat,
-                      f.scope)
+                      f.scope, f.docs)
 
 
 def _moved(rule: str) -> str:
