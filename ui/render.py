@@ -158,6 +158,7 @@ def migration_markdown(report: Mapping[str, Any], citations: Citations, limit: i
         return ""
     chunks = {c.get("chunk_id"): c for c in report.get("chunks") or []}
     by_place = {(c.get("source_file"), c.get("start_line"), c.get("end_line")): c for c in chunks.values()}
+    # ui/assets/app.js knows this table by its "Godot 3" and "Godot 4" header cells (style.css lays it out)
     out = ["#### What to change", "", "| where | Godot 3 | Godot 4 | source |", "|---|---|---|---|"]
     for item in items[:limit]:
         chunk = chunks.get(item.get("chunk_id")) or by_place.get(
