@@ -19,6 +19,7 @@ from typing import Any
 import chainlit as cl
 from chainlit.data import get_data_layer
 
+from agent.knowledge import knowledge_line
 from ui import messages, runtime
 from ui.answer import AnswerStream, history, remember
 from ui.progress import ProgressView
@@ -146,6 +147,8 @@ async def analyze(intake: Any, title: str, thread_name: str | None = None) -> No
     cl.user_session.set("run_id", run_id)
     if getattr(intake, "chunks", 0) >= ESTIMATE_FROM:  # a project: say up front about how long it takes
         title = f"{title} — {expected_time(intake.chunks, await svc.store.chunk_rate(runtime.settings().judge))}"
+    if partial := knowledge_line(await svc.knowledge()):  # the embedding fill is still going
+        await cl.Message(content=f"ℹ️ {partial}").send()
     await _drive(title, lambda cb: svc.analyze(intake, run_id=run_id, owner=_user(), on_event=cb), thread_name)
 
 

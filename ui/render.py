@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
+from agent.knowledge import knowledge_line
 from agent.present import (
     SCORE_SCALE,
     TABLE_ORDER,
@@ -241,7 +242,8 @@ def final_markdown(report: Mapping[str, Any]) -> str:
     if is_noise_only(report):
         return NOT_GODOT + "\n\n" + verdict_markdown(report)
     citations = Citations()
-    parts = [direct_answer_markdown(report), verdict_markdown(report), files_markdown(report),
+    parts = [direct_answer_markdown(report), knowledge_line(report.get("knowledge")) or "",
+             verdict_markdown(report), files_markdown(report),
              migration_markdown(report, citations), sources_markdown(citations), excluded_markdown(report),
              migrated_markdown(report)]
     return "\n\n".join(p for p in parts if p)

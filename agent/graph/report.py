@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agent.graph.verdict import compute_verdict, direct_answer, migration_items
+from agent.knowledge import knowledge_line
 from agent.models import RetrievalHit
 from agent.runs import RunStore
 from agent.runs.store import jsonable
@@ -227,6 +228,14 @@ class Progress(_Part):
     total: int
 
 
+class KnowledgeState(_Part):
+    """The knowledge base as the run started: rows with a vector out of all rows (agent/knowledge.py)."""
+
+    complete: bool
+    embedded: int
+    total: int
+
+
 class Report(_Part):
     """A run's report; `to_dict()` is the CLI JSON contract."""
 
@@ -256,11 +265,14 @@ class Report(_Part):
     """The answer step's reply to the user's question (`agent.answer.Answer` as JSON; absent until written)."""
     migration: dict[str, Any] | None = None
     """The validated Godot 4 code per file (`agent.migrate.ProjectMigration` as JSON; absent when nothing needed it)."""
+    knowledge: KnowledgeState | None = None
+    """The knowledge base's embedding progress when the run started; complete=false means partial evidence
+    (absent for runs made before it was recorded)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict of the CLI contract."""
         out = self.model_dump(mode="json")
-        for optional in ("direct_answer", "answer", "migration"):
+        for optional in ("direct_answer", "answer", "migration", "knowledge"):
             if out[optional] is None:
                 del out[optional]
         return out
@@ -368,6 +380,7 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
         direct_answer=answer,
         answer=(run.get("verdict") or {}).get("answer"),  # written by the answer node (agent.answer)
         migration=migration or None,
+        knowledge=run.get("knowledge"),
     )
 
 
@@ -405,6 +418,8 @@ def render_text(report: Report | dict[str, Any]) -> str:
         "",
         v.summary,
     ]
+    if partial := knowledge_line(r.knowledge.model_dump() if r.knowledge else None):
+        lines += ["", partial]
     if r.answer and r.answer.get("markdown"):  # the checked reply, with its code only if that code passed
         lines += ["", str(r.answer["markdown"]).rstrip()]
     elif r.direct_answer:
