@@ -93,12 +93,12 @@ def embed_batch(settings: Settings, embedder: Embedder, todos: list[Todo]) -> tu
 
 
 def sample(todos: list[Todo], n: int) -> list[Todo]:
-    """`n` texts spread over the docs sections' lengths, so their rate stands for the whole fill."""
-    docs = [t for t in todos if t.table == "docs_chunks"] or todos
-    if len(docs) <= n:
-        return docs
-    step = len(docs) / n
-    return [docs[int(i * step)] for i in range(n)]
+    """`n` texts spread evenly over the fill's order (each table by length), so their rate stands for the
+    whole fill: short mapping rows and long docs sections in the proportions the fill will meet them."""
+    if len(todos) <= n:
+        return todos
+    step = len(todos) / n
+    return [todos[int(i * step)] for i in range(n)]
 
 
 def fill_vectors(
