@@ -266,8 +266,8 @@ class Report(_Part):
     migration: dict[str, Any] | None = None
     """The validated Godot 4 code per file (`agent.migrate.ProjectMigration` as JSON; absent when nothing needed it)."""
     knowledge: KnowledgeState | None = None
-    """The knowledge base's embedding progress when the run started; complete=false means partial evidence
-    (absent for runs made before it was recorded)."""
+    """Only for a run made while the knowledge base's vectors were still filling in (partial evidence): its
+    progress when the run started. Absent when the knowledge base was complete (or for runs older than that)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict of the CLI contract."""
@@ -380,8 +380,13 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
         direct_answer=answer,
         answer=(run.get("verdict") or {}).get("answer"),  # written by the answer node (agent.answer)
         migration=migration or None,
-        knowledge=run.get("knowledge"),
+        knowledge=_partial(run.get("knowledge")),
     )
+
+
+def _partial(knowledge: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The stored knowledge state when it was partial; a complete one adds nothing a reader must know."""
+    return knowledge if knowledge and not knowledge.get("complete", True) else None
 
 
 def _code_from_migration(chunks: list[ChunkReport], migration: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@
 Rows without an embedding (what `godot-rag ingest --no-vectors` stores) take no part in the vector
 leg; a run made meanwhile completes, its report records `knowledge.complete = false` and the text
 front door says evidence is partial. The fill (`--vectors-only`) then stores for each row the
-vector a full ingest stored, and the next run's knowledge is complete.
+vector a full ingest stored, and the next run's report has no `knowledge` field (complete).
 """
 
 from __future__ import annotations
@@ -64,5 +64,8 @@ async def test_partial_knowledge_answers_says_so_and_fills_in(kb_db_factory, emb
         assert min(float(np.dot(mappings_before[k], m_after[k])) for k in mappings_before) > 0.999
 
         again = await svc.analyze(intake_snippet(ENEMY_GD_3, prompt="Godot 4?", settings=settings))
-        assert again["knowledge"]["complete"] is True
+        assert "knowledge" not in again  # the report names partial evidence only
+        with connection(settings) as conn:
+            stored = conn.execute("SELECT knowledge FROM godot_rag.runs WHERE run_id = %s", (again["run_id"],)).fetchone()
+        assert stored["knowledge"] == {"complete": True, "embedded": partial.total, "total": partial.total}
         assert "Evidence is still partial" not in render_text(again)
