@@ -59,3 +59,11 @@ def read_knowledge(conn: Any) -> Knowledge:
 async def aread_knowledge(conn: Any) -> Knowledge:
     """`read_knowledge` on an async connection."""
     return Knowledge.from_rows(await (await conn.execute(COUNT_SQL)).fetchall())
+
+
+def current_knowledge(settings: Any) -> Knowledge:
+    """The progress now, on a connection of its own (callers without a pool: the chat's greeting, ingest)."""
+    from agent.storage import connection
+
+    with connection(settings) as conn:
+        return read_knowledge(conn)

@@ -229,6 +229,21 @@ async def _first_interaction(text: str) -> None:
     await cl.context.emitter.emit("first_interaction", {"interaction": text, "thread_id": cl.context.session.thread_id})
 
 
+async def greet() -> None:
+    """The greeting with its examples; while the embedding fill runs, a line on how far it has come."""
+    from agent.knowledge import current_knowledge
+    from agent.storage import DatabaseError
+
+    content = messages.GREETING
+    try:
+        partial = knowledge_line(await asyncio.to_thread(current_knowledge, runtime.settings()))
+    except DatabaseError:  # the greeting never fails on the database; an analysis will say what is wrong
+        partial = None
+    if partial:
+        content += f"\n\nℹ️ {partial}"
+    await cl.Message(content=content, actions=example_actions()).send()
+
+
 def example_actions() -> list[cl.Action]:
     """Buttons under the greeting that send a ready-made example, so a newcomer can start with a click."""
     return [cl.Action(name="try_example", label=label, payload={"example": key})

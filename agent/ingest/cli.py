@@ -118,11 +118,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _print_pending(settings: Settings) -> None:
-    from agent.knowledge import read_knowledge
-    from agent.storage import connection
+    from agent.knowledge import current_knowledge
 
-    with connection(settings) as conn:
-        k = read_knowledge(conn)
+    k = current_knowledge(settings)
     if not k.complete:
         print(f"vectors: {k.total - k.embedded:,} of {k.total:,} rows wait for their vector "
               "(`godot-rag ingest --vectors-only` fills them; evidence is partial until then)")

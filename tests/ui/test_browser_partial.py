@@ -2,7 +2,7 @@
 
 The UI's database is the test KB with half its docs vectors removed (what `ingest --no-vectors`
 leaves before the fill reaches them); a snippet still gets its verdict, and the chat says how far
-the fill has come, before the analysis and in the final answer.
+the fill has come: in the greeting, before the analysis and in the final answer.
 """
 
 from __future__ import annotations
@@ -39,12 +39,13 @@ def test_chat_says_evidence_is_partial_with_the_fill_progress(server, browser, a
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
     login(page, server.url, "alice", USERS["alice"])
+    notice = f"Evidence is still partial: {embedded:,} of {total:,} knowledge-base entries embedded"
+    page.get_by_text(re.compile(re.escape(notice))).first.wait_for(timeout=10_000)  # in the greeting
     send(page, "extends KinematicBody2D\n\nfunc _physics_process(delta):\n\tmove_and_slide(Vector2.ZERO)\n")
     wait_verdict(page)
     page.wait_for_timeout(1000)
-    notice = f"Evidence is still partial: {embedded:,} of {total:,} knowledge-base entries embedded"
     shown = page.get_by_text(re.compile(re.escape(notice)))
-    assert shown.count() >= 2, page.inner_text("body")[-3000:]  # the notice, and the line in the answer
+    assert shown.count() >= 3, page.inner_text("body")[-3000:]  # greeting, before the analysis, in the answer
     shown.first.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts_dir / "ui-partial-evidence.png"))
     ctx.close()
