@@ -137,13 +137,21 @@ def _duration(seconds: float) -> str:
 def _fill(settings: Settings, *, estimate: bool, as_json: bool) -> int:
     """`--vectors-only`: embed what has no vector yet, logging progress; `--estimate` measures first and stops."""
     import signal
+
+    # a stop signal exits through the exit hooks, so this process lets go of the embedded Postgres
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
+    try:
+        return _fill_now(settings, estimate=estimate, as_json=as_json)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _fill_now(settings: Settings, *, estimate: bool, as_json: bool) -> int:
     import time
 
     from agent.embeddings import get_embedder
     from agent.ingest.vectors import embed_batch, fill_vectors, pending, sample
 
-    # a stop signal exits through the exit hooks, so this process lets go of the embedded Postgres
-    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
     todos = pending(settings)
     if not todos:
         print(json.dumps({"pending": 0}) if as_json else "vectors: every row has its vector", flush=True)

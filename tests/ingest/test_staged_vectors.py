@@ -18,15 +18,13 @@ from agent.knowledge import read_knowledge
 from agent.storage import connection
 from tests.graph.projects import ENEMY_GD_3
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
 def _vectors(settings, table: str, id_col: str) -> dict[str, np.ndarray]:
     with connection(settings) as conn:
         rows = conn.execute(f"SELECT {id_col} AS id, embedding FROM godot_rag.{table}").fetchall()
     return {r["id"]: np.asarray(r["embedding"]) for r in rows if r["embedding"] is not None}
 
 
+@pytest.mark.asyncio(loop_scope="session")
 async def test_partial_knowledge_answers_says_so_and_fills_in(kb_db_factory, embedder):
     from agent.graph.service import AnalysisService
     from agent.ingest.vectors import fill_vectors, pending
@@ -69,3 +67,32 @@ async def test_partial_knowledge_answers_says_so_and_fills_in(kb_db_factory, emb
             stored = conn.execute("SELECT knowledge FROM godot_rag.runs WHERE run_id = %s", (again["run_id"],)).fetchone()
         assert stored["knowledge"] == {"complete": True, "embedded": partial.total, "total": partial.total}
         assert "Evidence is still partial" not in render_text(again)
+
+
+def test_estimate_measures_on_a_kept_sample(kb_db_factory, monkeypatch, capsys):
+    import json
+
+    from agent.cli import main
+    from agent.ingest.vectors import pending
+
+    settings = kb_db_factory()
+    monkeypatch.setenv("GODOT_RAG_DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert main(["ingest", "--estimate"]) == 2  # it goes with --vectors-only
+    capsys.readouterr()
+    with psycopg.connect(settings.database_url, autocommit=True) as conn:
+        conn.execute("UPDATE godot_rag.docs_chunks SET embedding = NULL WHERE id % 10 = 0")
+    with connection(settings) as conn:
+        before = read_knowledge(conn)
+    texts = len(pending(settings))
+    assert main(["ingest", "--vectors-only", "--estimate", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["pending"] == texts - 64 and out["rate"] > 0 and out["seconds"] > 0
+    with connection(settings) as conn:
+        after = read_knowledge(conn)
+    assert after.embedded >= before.embedded + 64  # the sample's vectors are kept, not thrown away
+    assert main(["ingest", "--vectors-only", "--json"]) == 0
+    filled = json.loads(capsys.readouterr().out)
+    assert filled["texts"] == texts - 64
+    with connection(settings) as conn:
+        assert read_knowledge(conn).complete
