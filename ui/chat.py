@@ -97,7 +97,10 @@ async def _show_result(report: dict[str, Any]) -> None:
                              display="inline"),
                      cl.File(name=f"godot4-{report['run_id']}.zip", content=archive, mime="application/zip",
                              display="inline")]
-    await cl.Message(content=final_markdown(report), elements=elements).send()
+    content = final_markdown(report)
+    if partial := knowledge_line(report.get("knowledge")):  # the run had partial evidence: say so first
+        content = f"ℹ️ {partial}\n\n{content}"
+    await cl.Message(content=content, elements=elements).send()
 
 
 async def _drive(

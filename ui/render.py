@@ -10,7 +10,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from agent.knowledge import knowledge_line
 from agent.present import (
     SCORE_SCALE,
     TABLE_ORDER,
@@ -159,7 +158,6 @@ def migration_markdown(report: Mapping[str, Any], citations: Citations, limit: i
         return ""
     chunks = {c.get("chunk_id"): c for c in report.get("chunks") or []}
     by_place = {(c.get("source_file"), c.get("start_line"), c.get("end_line")): c for c in chunks.values()}
-    # ui/assets/app.js knows this table by its "Godot 3" and "Godot 4" header cells (style.css lays it out)
     out = ["#### What to change", "", "| where | Godot 3 | Godot 4 | source |", "|---|---|---|---|"]
     for item in items[:limit]:
         chunk = chunks.get(item.get("chunk_id")) or by_place.get(
@@ -242,8 +240,7 @@ def final_markdown(report: Mapping[str, Any]) -> str:
     if is_noise_only(report):
         return NOT_GODOT + "\n\n" + verdict_markdown(report)
     citations = Citations()
-    parts = [direct_answer_markdown(report), knowledge_line(report.get("knowledge")) or "",
-             verdict_markdown(report), files_markdown(report),
+    parts = [direct_answer_markdown(report), verdict_markdown(report), files_markdown(report),
              migration_markdown(report, citations), sources_markdown(citations), excluded_markdown(report),
              migrated_markdown(report)]
     return "\n\n".join(p for p in parts if p)
