@@ -161,16 +161,19 @@ def _fill_now(settings: Settings, *, estimate: bool, as_json: bool) -> int:
     load_s = time.perf_counter() - t0
     if estimate:
         probe = sample(todos, ESTIMATE_SAMPLE)
-        embed_batch(settings, embedder, probe[:4])  # warm-up (stored too: no work is thrown away)
-        _, seconds = embed_batch(settings, embedder, probe[4:])
-        rate = (len(probe) - 4) / seconds if seconds else 0.0
+        warm = probe[:4] if len(probe) > 8 else []
+        if warm:
+            embed_batch(settings, embedder, warm)  # warm-up (stored too: no work is thrown away)
+        timed = probe[len(warm):]
+        _, seconds = embed_batch(settings, embedder, timed)
+        rate = len(timed) / seconds if seconds else 0.0
         left = len(todos) - len(probe)
         eta = left / rate if rate else 0.0
         if as_json:
             print(json.dumps({"pending": left, "rate": round(rate, 2), "seconds": round(eta), "model_load_s": round(load_s, 1)}))
         else:
             print(f"vectors: {left:,} texts to embed at {rate:.1f}/s measured on this machine "
-                  f"({len(probe) - 4}-text sample): about {_duration(eta)}", flush=True)
+                  f"({len(timed)}-text sample): about {_duration(eta)}", flush=True)
         return 0
     print(f"vectors: {len(todos):,} texts to embed (model loaded in {load_s:.1f} s)", file=sys.stderr, flush=True)
 
