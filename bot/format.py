@@ -17,6 +17,7 @@ from typing import Any
 import discord
 
 from agent.graph.report import ChunkReport, Evidence, MigrationItem, Report
+from agent.knowledge import knowledge_line
 from agent.present import replacement_words, source_words
 
 from bot import limits
@@ -187,6 +188,8 @@ def result_message(report: Report, *, top_items: int = 10, question: str | None 
     statuses = _chunk_status_line(chunks) or "none"
     parts.append(f"**Chunks:** {len(chunks)} ({statuses}) · {_counts_line(verdict.counts.model_dump())}")
     parts.append(f"**Excluded files:** {len(excluded)}")
+    if partial := knowledge_line(report.knowledge.model_dump() if report.knowledge else None):
+        parts.append(partial)
     if status != "completed":
         parts.append(f"Not finished: use `/resume {clip(run_id, 80)}` to continue.")
     written = (report.answer or {}).get("markdown")  # the answer step's validated reply, as content

@@ -10,7 +10,7 @@ from __future__ import annotations
 import chainlit as cl
 from chainlit.server import app as _server
 
-from ui import chat, files, messages, origins, runtime
+from ui import chat, files, origins, runtime
 from ui.access import AccessConfig
 from ui.datalayer import make_data_layer
 
@@ -48,8 +48,9 @@ if _access.header or _access.allow_anonymous:
 
 @cl.on_chat_start
 async def on_chat_start() -> None:
-    """Greet, with what can be sent (several languages) and clickable examples."""
-    await cl.Message(content=messages.GREETING, actions=chat.example_actions()).send()
+    """Greet, with what can be sent (several languages), clickable examples and, while the knowledge base's
+    vectors fill in, how far they have come."""
+    await chat.greet()
 
 
 @cl.on_message

@@ -19,6 +19,7 @@ from typing import Any
 import chainlit as cl
 from chainlit.data import get_data_layer
 
+from agent.knowledge import knowledge_line
 from ui import messages, runtime
 from ui.answer import AnswerStream, history, remember
 from ui.progress import ProgressView
@@ -96,7 +97,10 @@ async def _show_result(report: dict[str, Any]) -> None:
                              display="inline"),
                      cl.File(name=f"godot4-{report['run_id']}.zip", content=archive, mime="application/zip",
                              display="inline")]
-    await cl.Message(content=final_markdown(report), elements=elements).send()
+    content = final_markdown(report)
+    if partial := knowledge_line(report.get("knowledge")):  # the run had partial evidence: say so first
+        content = f"ℹ️ {partial}\n\n{content}"
+    await cl.Message(content=content, elements=elements).send()
 
 
 async def _drive(
@@ -146,6 +150,8 @@ async def analyze(intake: Any, title: str, thread_name: str | None = None) -> No
     cl.user_session.set("run_id", run_id)
     if getattr(intake, "chunks", 0) >= ESTIMATE_FROM:  # a project: say up front about how long it takes
         title = f"{title} — {expected_time(intake.chunks, await svc.store.chunk_rate(runtime.settings().judge))}"
+    if partial := knowledge_line(await svc.knowledge()):  # the embedding fill is still going
+        await cl.Message(content=f"ℹ️ {partial}").send()
     await _drive(title, lambda cb: svc.analyze(intake, run_id=run_id, owner=_user(), on_event=cb), thread_name)
 
 
@@ -224,6 +230,21 @@ async def _first_interaction(text: str) -> None:
     whole chat. Sent after the handler's work, so Chainlit's own (empty) announcement is already past.
     """
     await cl.context.emitter.emit("first_interaction", {"interaction": text, "thread_id": cl.context.session.thread_id})
+
+
+async def greet() -> None:
+    """The greeting with its examples; while the embedding fill runs, a line on how far it has come."""
+    from agent.knowledge import current_knowledge
+    from agent.storage import DatabaseError
+
+    content = messages.GREETING
+    try:
+        partial = knowledge_line(await asyncio.to_thread(current_knowledge, runtime.settings()))
+    except DatabaseError:  # the greeting never fails on the database; an analysis will say what is wrong
+        partial = None
+    if partial:
+        content += f"\n\nℹ️ {partial}"
+    await cl.Message(content=content, actions=example_actions()).send()
 
 
 def example_actions() -> list[cl.Action]:

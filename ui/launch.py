@@ -97,6 +97,8 @@ def launch(settings: Settings, *, host: str, port: int) -> int:
     from ui.access import AccessConfig
     from ui.origins import allowed_origins
 
+    # until chainlit runs, a SIGTERM exits like Ctrl-C does, so exit hooks release the database
+    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
     try:
         access = AccessConfig.from_env()
         origins = allowed_origins()
@@ -126,11 +128,13 @@ def launch(settings: Settings, *, host: str, port: int) -> int:
     print(f"ui: http://{host}:{port}", file=sys.stderr)
     argv = [sys.executable, "-m", "chainlit", "run", str(APP), "--host", host, "--port", str(port), "--headless"]
     # Chainlit runs as a child so this process keeps holding the embedded Postgres (stopped when
-    # its last user exits); stop signals are passed on.
+    # its last user exits, see agent/storage/embedded.py); stop signals are passed on as SIGTERM:
+    # a terminal's Ctrl-C already reached the child, and a second SIGINT makes uvicorn skip its
+    # shutdown.
     proc = subprocess.Popen(argv, env=env, cwd=root)
 
-    def forward(signum: int, _frame: object) -> None:
-        proc.send_signal(signum)
+    def forward(_signum: int, _frame: object) -> None:
+        proc.send_signal(signal.SIGTERM)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, forward)

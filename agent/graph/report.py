@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agent.graph.verdict import compute_verdict, direct_answer, migration_items
+from agent.knowledge import knowledge_line
 from agent.models import RetrievalHit
 from agent.runs import RunStore
 from agent.runs.store import jsonable
@@ -227,6 +228,14 @@ class Progress(_Part):
     total: int
 
 
+class KnowledgeState(_Part):
+    """The knowledge base as the run started: rows with a vector out of all rows (agent/knowledge.py)."""
+
+    complete: bool
+    embedded: int
+    total: int
+
+
 class Report(_Part):
     """A run's report; `to_dict()` is the CLI JSON contract."""
 
@@ -256,11 +265,14 @@ class Report(_Part):
     """The answer step's reply to the user's question (`agent.answer.Answer` as JSON; absent until written)."""
     migration: dict[str, Any] | None = None
     """The validated Godot 4 code per file (`agent.migrate.ProjectMigration` as JSON; absent when nothing needed it)."""
+    knowledge: KnowledgeState | None = None
+    """Only for a run made while the knowledge base's vectors were still filling in (partial evidence): its
+    progress when the run started. Absent when the knowledge base was complete (or for runs older than that)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict of the CLI contract."""
         out = self.model_dump(mode="json")
-        for optional in ("direct_answer", "answer", "migration"):
+        for optional in ("direct_answer", "answer", "migration", "knowledge"):
             if out[optional] is None:
                 del out[optional]
         return out
@@ -368,7 +380,13 @@ async def build_report(store: RunStore, run_id: str, *, live: bool | None = None
         direct_answer=answer,
         answer=(run.get("verdict") or {}).get("answer"),  # written by the answer node (agent.answer)
         migration=migration or None,
+        knowledge=_partial(run.get("knowledge")),
     )
+
+
+def _partial(knowledge: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The stored knowledge state when it was partial; a complete one adds nothing a reader must know."""
+    return knowledge if knowledge and not knowledge.get("complete", True) else None
 
 
 def _code_from_migration(chunks: list[ChunkReport], migration: dict[str, Any]) -> None:
@@ -410,6 +428,8 @@ def render_text(report: Report | dict[str, Any]) -> str:
         f"verdict: {v.label}  migration required: {'yes' if v.migration_required else 'no'}  "
         f"counts: godot3={v.counts.godot3} godot4={v.counts.godot4} neutral={v.counts.neutral}",
     ]
+    if partial := knowledge_line(r.knowledge.model_dump() if r.knowledge else None):
+        lines += ["", partial]
     if r.answer and r.answer.get("markdown"):  # the checked reply, with its code only if that code passed
         lines += ["", str(r.answer["markdown"]).rstrip()]
     else:

@@ -20,6 +20,7 @@ from agent.graph.context import GraphContext
 from agent.graph.events import ProgressEvent
 from agent.graph.nodes.common import error_text
 from agent.graph.report import Report, build_report, run_status
+from agent.knowledge import Knowledge, aread_knowledge
 from agent.runs import RunStore
 from agent.runs.ids import check_run_id, new_run_id
 from agent.runs.store import jsonable
@@ -186,7 +187,8 @@ class AnalysisService:
         kind = judge or self.settings.judge
         self._judge(kind)  # fail fast on an unknown judge, before the run exists
         await self.store.create_run(
-            run_id=run_id, request=intake.request, expansion=intake.expansion, owner=owner, judge_kind=kind
+            run_id=run_id, request=intake.request, expansion=intake.expansion, owner=owner, judge_kind=kind,
+            knowledge=(await self.knowledge()).as_json(),
         )
         return await self._drive(run_id, {"run_id": run_id}, kind, on_event)
 
@@ -350,6 +352,11 @@ class AnalysisService:
                 row = await (await conn.execute(f"SELECT count(*) AS n FROM godot_rag.{table}")).fetchone()  # noqa: S608
                 counts[table] = int(row["n"])
         return counts
+
+    async def knowledge(self) -> Knowledge:
+        """The knowledge base's embedding progress (partial while `ingest --vectors-only` runs)."""
+        async with self.pool.connection() as conn:
+            return await aread_knowledge(conn)
 
     async def close(self) -> None:
         """Close judges (the LLM judge's HTTP clients), pools and connections."""

@@ -22,6 +22,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="ingest even if the crawl reports failed or missing pages")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    stage = p.add_mutually_exclusive_group()
+    stage.add_argument("--no-vectors", action="store_true",
+                       help="store everything but the embeddings (seconds): API index, mappings and keyword "
+                            "search work at once; fill the vectors with --vectors-only")
+    stage.add_argument("--vectors-only", action="store_true",
+                       help="embed the rows stored without a vector (resumable; progress on stderr)")
+    p.add_argument("--estimate", action="store_true",
+                   help="with --vectors-only: embed a small sample, print the measured rate and the time "
+                        "the rest will take, and stop")
     p.set_defaults(func=cmd_ingest)
 
     m = subparsers.add_parser("mapping", help="review API mapping rules (Godot 3 -> 4)")
@@ -57,6 +66,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from agent.settings import default_docs_dir, default_renames_file
 
     settings = Settings.from_env()
+    if args.estimate and not args.vectors_only:
+        print("error: --estimate goes with --vectors-only", file=sys.stderr)
+        return 2
+    if args.vectors_only:
+        return _fill(settings, estimate=args.estimate, as_json=args.json)
     docs = args.docs or settings.docs_dir
     if docs is None or not Path(docs).is_dir():
         looked = args.docs or settings.docs_dir or default_docs_dir() or (PROJECT_ROOT.parent / "shared" / "godot-docs")
@@ -89,7 +103,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         summary = run_ingest(
             settings, docs_dir=Path(docs), renames_file=renames, out_dir=args.out, force=args.force,
-            progress=not args.no_progress, classref_dir=classref,
+            progress=not args.no_progress, classref_dir=classref, vectors=not args.no_vectors,
         )
     except CorpusError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -98,7 +112,82 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(json.dumps(summary.as_json(), indent=1, default=str))
     else:
         _print_summary(summary)
+        if args.no_vectors:
+            _print_pending(settings)
     return 1 if summary.errors else 0
+
+
+def _print_pending(settings: Settings) -> None:
+    from agent.knowledge import current_knowledge
+
+    k = current_knowledge(settings)
+    if not k.complete:
+        print(f"vectors: {k.total - k.embedded:,} of {k.total:,} rows wait for their vector "
+              "(`godot-rag ingest --vectors-only` fills them; evidence is partial until then)")
+
+
+ESTIMATE_SAMPLE = 64
+"""Texts the estimate embeds (and stores) to measure this machine's rate: a few seconds of work."""
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def _fill(settings: Settings, *, estimate: bool, as_json: bool) -> int:
+    """`--vectors-only`: embed what has no vector yet, logging progress; `--estimate` measures first and stops."""
+    import signal
+
+    # a stop signal exits through the exit hooks, so this process lets go of the embedded Postgres
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
+    try:
+        return _fill_now(settings, estimate=estimate, as_json=as_json)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _fill_now(settings: Settings, *, estimate: bool, as_json: bool) -> int:
+    import time
+
+    from agent.embeddings import get_embedder
+    from agent.ingest.vectors import embed_batch, fill_vectors, pending, sample
+
+    todos = pending(settings)
+    if not todos:
+        print(json.dumps({"pending": 0}) if as_json else "vectors: every row has its vector", flush=True)
+        return 0
+    t0 = time.perf_counter()
+    embedder = get_embedder(settings)
+    load_s = time.perf_counter() - t0
+    if estimate:
+        probe = sample(todos, ESTIMATE_SAMPLE)
+        warm = probe[:4] if len(probe) > 8 else []
+        if warm:
+            embed_batch(settings, embedder, warm)  # warm-up (stored too: no work is thrown away)
+        timed = probe[len(warm):]
+        _, seconds = embed_batch(settings, embedder, timed)
+        rate = len(timed) / seconds if seconds else 0.0
+        left = len(todos) - len(probe)
+        eta = left / rate if rate else 0.0
+        if as_json:
+            print(json.dumps({"pending": left, "rate": round(rate, 2), "seconds": round(eta), "model_load_s": round(load_s, 1)}))
+        else:
+            print(f"vectors: {left:,} texts to embed at {rate:.1f}/s measured on this machine "
+                  f"({len(timed)}-text sample): about {_duration(eta)}", flush=True)
+        return 0
+    print(f"vectors: {len(todos):,} texts to embed (model loaded in {load_s:.1f} s)", file=sys.stderr, flush=True)
+
+    def log(done: int, total: int, s) -> None:
+        left = (total - done) / s.rate if s.rate else 0.0
+        print(f"vectors: {done:,}/{total:,} texts ({s.rate:.1f}/s, about {_duration(left)} left)",
+              file=sys.stderr, flush=True)
+
+    s = fill_vectors(settings, embedder=embedder, todos=todos, on_batch=log)
+    if as_json:
+        print(json.dumps({"rows": s.rows, "texts": s.texts, "seconds": round(s.seconds, 1), "rate": round(s.rate, 2)}))
+    else:
+        print(f"vectors: {s.rows:,} rows embedded ({s.texts:,} texts) in {_duration(s.seconds)}, {s.rate:.1f}/s")
+    return 0
 
 
 def _print_summary(s) -> None:

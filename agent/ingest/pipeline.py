@@ -3,6 +3,8 @@
 checks -> docs_chunks.jsonl -> api_mapping.jsonl -> label_prototypes.jsonl -> validation
 -> upsert with embeddings (only what changed) -> retrieval check -> ingest_report.jsonl.
 `run_ingest` is the one entry point; `generate_jsonl` and `load_jsonl` are its halves.
+With `vectors=False` rows are stored without embeddings (seconds instead of half an hour on
+two cores); `agent/ingest/vectors.py` fills them in afterwards.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from agent.ingest.mappings import build_mappings
 from agent.ingest.prototypes import build_prototypes
 from agent.ingest.store import (
     chunk_embedding_text,
+    clear_vectors,
     delete_stale,
     existing_shas,
     mapping_embedding_text,
@@ -338,10 +341,12 @@ def load_jsonl(
     keep_files: set[str] | None = None,
     progress: bool = True,
     embedder: Embedder | None = None,
+    vectors: bool = True,
 ) -> IngestSummary:
     """Validate the three JSONL files, upsert what passes (embedding only what changed), run the check.
 
     `keep_files` are pages that failed to load this time: their old chunks are kept, not deleted.
+    `vectors=False` stores changed rows with a NULL embedding, for the fill to embed later.
     """
     summary = summary or IngestSummary()
     issues = issues if issues is not None else []
@@ -384,16 +389,20 @@ def load_jsonl(
         removed = sorted(set(states) - set(by_page) - (keep_files or set()))
         new_records = [c for f in changed for c in by_page[f]]
         te = time.perf_counter()
-        vectors = _embed(lazy, [chunk_embedding_text(c) for c in new_records], progress=progress, desc="embedding chunks")
+        chunk_vectors = (
+            _embed(lazy, [chunk_embedding_text(c) for c in new_records], progress=progress, desc="embedding chunks")
+            if vectors else None
+        )
         summary.embed_seconds += time.perf_counter() - te
         if changed or removed:
-            replace_pages(conn, new_records, vectors, pages=changed, removed=removed, converter_version=CONVERTER_VERSION)
+            replace_pages(conn, new_records, chunk_vectors, pages=changed, removed=removed,
+                          converter_version=CONVERTER_VERSION, dim=settings.embedding_dim)
         summary.pages = len(by_page)
         summary.pages_changed = len(changed)
         summary.pages_unchanged = len(by_page) - len(changed)
         summary.pages_removed = len(removed)
         summary.chunks = len(chunks)
-        summary.chunks_embedded = len(new_records)
+        summary.chunks_embedded = len(new_records) if vectors else 0
         summary.timings["docs_chunks"] = time.perf_counter() - t1
 
         # api_mapping and label_prototypes: upsert records whose content changed
@@ -401,12 +410,12 @@ def load_jsonl(
         summary.mappings = len(mappings)
         summary.mappings_embedded = _upsert_keyed(
             conn, lazy, "api_mapping", "mapping_id", mappings, mapping_embedding_text, upsert_mappings, progress, summary,
-            generated["api_mapping"],
+            generated["api_mapping"], vectors,
         )
         summary.prototypes = len(protos)
         summary.prototypes_embedded = _upsert_keyed(
             conn, lazy, "label_prototypes", "prototype_id", protos, prototype_embedding_text, upsert_prototypes,
-            progress, summary, generated["label_prototypes"],
+            progress, summary, generated["label_prototypes"], vectors,
         )
         summary.timings["mappings_prototypes"] = time.perf_counter() - t2
         clear_mapping_tables()  # the judge's exact rows are read again from the new api_mapping
@@ -417,7 +426,7 @@ def load_jsonl(
             store_index(conn, entries, [c for c in index_rows[1] if c.chunk_id in ids])
             summary.api_index_rows = len(entries)
             summary.pages_3_4 = len({c["source_file"] for c in chunks if c.get("doc_version") == V3})
-        if new_records:
+        if new_records and vectors:
             conn.execute("ANALYZE godot_rag.docs_chunks")
         t3 = time.perf_counter()
         summary.retrieval_checks = [r.as_json() for r in retrieval_check(conn)]
@@ -434,8 +443,12 @@ def load_jsonl(
     return summary
 
 
-def _upsert_keyed(conn, lazy, table, id_col, records, text_of, upsert, progress, summary, keep_ids) -> int:
-    """Upsert only changed records; embed only those whose embedding text changed or has no vector."""
+def _upsert_keyed(conn, lazy, table, id_col, records, text_of, upsert, progress, summary, keep_ids, vectors=True) -> int:
+    """Upsert only changed records; embed only those whose embedding text changed or has no vector.
+
+    Without `vectors`, a row whose text changed loses its old vector (the upsert would keep it), so
+    the fill embeds it again; returns 0 (nothing embedded now).
+    """
     known = existing_shas(conn, table, id_col)
     todo, need_vec = [], []
     for r in records:
@@ -446,6 +459,11 @@ def _upsert_keyed(conn, lazy, table, id_col, records, text_of, upsert, progress,
             todo.append(r)
         elif old.record_sha != record_sha(r):
             todo.append(r)
+    if not vectors:
+        clear_vectors(conn, table, id_col, [r[id_col] for r in need_vec])
+        upsert(conn, todo, {})
+        delete_stale(conn, table, id_col, keep_ids)
+        return 0
     te = time.perf_counter()
     vecs = _embed(lazy, [text_of(r) for r in need_vec], progress=progress, desc=f"embedding {table}")
     summary.embed_seconds += time.perf_counter() - te
@@ -466,10 +484,12 @@ def run_ingest(
     force: bool = False,
     progress: bool = True,
     classref_dir: Path | None = None,
+    vectors: bool = True,
 ) -> IngestSummary:
     """Run the whole ingest; safe to re-run (incremental, idempotent, keeps review decisions).
 
     `classref_dir` is the Godot 3.4 XML reference (`settings.classref3_dir` by the CLI); None skips it.
+    `vectors=False` leaves the embeddings to `agent.ingest.vectors.fill_vectors`.
 
     Raises `CorpusError` when the corpus cannot be ingested (no manifest, incomplete crawl without force).
     """
@@ -489,7 +509,7 @@ def run_ingest(
     load_jsonl(
         settings, out_dir, summary=summary, issues=gen.issues,
         keep_files=gen.corpus.failed_files | (gen.classref.failed_files if gen.classref else set()),
-        progress=progress, embedder=embedder,
+        progress=progress, embedder=embedder, vectors=vectors,
     )
     summary.pages = len(gen.corpus.pages) + (len(gen.classref.pages) if gen.classref else 0)  # pages loaded, including those that yield no chunks (heading-only index pages)
     summary.seconds = time.perf_counter() - start

@@ -72,17 +72,22 @@ _CHUNK_COLS = (
 def replace_pages(
     conn: psycopg.Connection,
     records: list[dict],
-    embeddings: np.ndarray,
+    embeddings: np.ndarray | None,
     *,
     pages: dict[str, tuple[str, str, str]],
     removed: list[str],
     converter_version: str,
+    dim: int = 0,
 ) -> None:
     """Swap the chunks of changed pages (and delete removed pages) in one transaction.
 
     `pages` maps source_file -> (url, sha256, converter_version) for every page being replaced.
+    `embeddings` None stores the chunks without vectors (`dim` sizes the staging column then).
     """
-    dim = embeddings.shape[1] if len(embeddings) else 0
+    if embeddings is None:
+        embeddings = [None] * len(records)
+    else:
+        dim = embeddings.shape[1] if len(embeddings) else 0
     with conn.transaction():
         gone = list(pages) + removed
         if gone:
@@ -210,6 +215,12 @@ def upsert_mappings(conn: psycopg.Connection, records: list[dict], vectors: dict
                 " search_tsv = EXCLUDED.search_tsv, updated_at = now()"
             )
     return len(records)
+
+
+def clear_vectors(conn: psycopg.Connection, table: str, id_col: str, ids: list[str]) -> None:
+    """Drop the vectors of rows whose embedding text changed (table and column are our constants)."""
+    if ids:
+        conn.execute(f"UPDATE godot_rag.{table} SET embedding = NULL WHERE {id_col} = ANY(%s)", (ids,))
 
 
 def delete_stale(conn: psycopg.Connection, table: str, id_col: str, keep: list[str]) -> int:

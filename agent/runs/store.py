@@ -43,15 +43,19 @@ class RunStore:
         expansion: Expansion,
         owner: str | None,
         judge_kind: str,
+        knowledge: dict[str, Any] | None = None,
     ) -> None:
-        """Record the run and everything resume needs (request, expansion, file texts), atomically."""
+        """Record the run and everything resume needs (request, expansion, file texts), atomically.
+
+        `knowledge` is the knowledge base's embedding progress as the run starts (agent/knowledge.py).
+        """
         async with self.pool.connection() as conn, conn.transaction():
             exists = await (await conn.execute("SELECT 1 FROM godot_rag.runs WHERE run_id = %s", (run_id,))).fetchone()
             if exists:
                 raise RunExistsError(f"run {run_id!r} already exists; use resume or pick another --run-id")
             await conn.execute(
-                "INSERT INTO godot_rag.runs (run_id, project_id, owner, prompt, source, source_origin, judge_kind)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                "INSERT INTO godot_rag.runs (run_id, project_id, owner, prompt, source, source_origin, judge_kind,"
+                " knowledge) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                 (
                     run_id,
                     request.project_id,
@@ -60,6 +64,7 @@ class RunStore:
                     Jsonb(request.model_dump(mode="json")),
                     request.source_origin,
                     judge_kind,
+                    Jsonb(knowledge) if knowledge is not None else None,
                 ),
             )
             await conn.execute(

@@ -238,11 +238,17 @@ class EmbeddedServer:
         return self.uri
 
     def release(self) -> None:
-        """Unregister this process; the last registered user stops the server (under the home lock)."""
+        """Unregister this process; the last live user stops the server (under the home lock).
+
+        Users that died without unregistering are pruned first: Chainlit ends its process with
+        `os._exit` (no exit hooks), so `godot-rag ui` would otherwise leave the server running
+        for a child that is already gone.
+        """
         if self._server is None:
             return
         server, self._server = self._server, None
         with home_lock(self.home):
+            prune_dead_handles(self.pgdata)
             server._cleanup()
 
     def stop_now(self) -> None:

@@ -255,3 +255,14 @@ def test_an_item_without_new_code_is_called_removed_only_when_its_change_is_a_re
     for removed, changed in (fields, table, text):
         assert "removed in Godot 4" in removed and "removed" not in changed
         assert "no one-line replacement" in changed
+
+
+def test_result_says_when_evidence_was_partial():
+    from agent.graph.report import KnowledgeState
+
+    report = big_report(3)
+    assert "Evidence is still partial" not in fmt.result_message(report).embeds[0].description
+    report.knowledge = KnowledgeState(complete=False, embedded=3120, total=14800)
+    description = fmt.result_message(report).embeds[0].description
+    assert "Evidence is still partial: 3,120 of 14,800 knowledge-base entries embedded" in description
+    assert report.to_dict()["knowledge"] == {"complete": False, "embedded": 3120, "total": 14800}

@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 import uuid
@@ -27,7 +28,8 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 USERS = {"alice": "alice-pw-1", "bob": "bob-pw-2"}
-GODOT_RAG = str(PROJECT_ROOT / ".venv" / "bin" / "godot-rag")
+GODOT_RAG = [sys.executable, "-m", "agent.cli"]
+"""This tree's CLI (a worktree has no .venv of its own; PYTHONPATH below keeps its code first)."""
 
 
 def free_port() -> int:
@@ -61,6 +63,7 @@ class UiServer:
             GODOT_RAG_UI_USERS=",".join(f"{u}:{p}" for u, p in USERS.items()),
             CHAINLIT_AUTH_SECRET="test-secret-" + "x" * 40,
             HF_HUB_OFFLINE="1",
+            PYTHONPATH=str(PROJECT_ROOT),  # the chainlit child imports ui/ and agent/ from this tree
         )
         env.pop("GODOT_RAG_UI_ALLOW_ANONYMOUS", None)
         env.pop("GODOT_RAG_UI_HEADER_AUTH", None)
@@ -68,7 +71,7 @@ class UiServer:
         log = open(self.log_path, "ab")
         t0 = time.monotonic()
         self.proc = subprocess.Popen(
-            [GODOT_RAG, "ui", "--host", "127.0.0.1", "--port", str(self.port)],
+            [*GODOT_RAG, "ui", "--host", "127.0.0.1", "--port", str(self.port)],
             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=PROJECT_ROOT,
         )
         while time.monotonic() - t0 < timeout:

@@ -142,7 +142,8 @@ def test_phone_viewport_has_no_clipped_table_and_code_keeps_its_lines(server, br
     _shot(page, artifacts_dir, "phone-trace")
     assert clipped_tables(page) == []
     spaces = page.evaluate(
-        "() => [...document.querySelectorAll('.markdown-body pre code, .prose pre code, td code')]"
+        "() => [...document.querySelectorAll('.markdown-body pre code, .prose pre code,"
+        " table:not(.godot-rag-changes) td code')]"
         ".filter(e => e.offsetParent).map(e => getComputedStyle(e).whiteSpace)"
     )
     assert spaces and set(spaces) == {"pre"}, spaces

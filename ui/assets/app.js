@@ -115,7 +115,22 @@
     });
   }
 
-  function run() { skipLink(); nameButtons(document); dropRawToasts(); darkenFaintLabels(); }
+  // The changes table (ui/render.py's migration_markdown) is Markdown, which carries no class: it is
+  // known by its "Godot 3" and "Godot 4" header cells. Tagged, style.css lays it out side by side on
+  // a desktop and as one stacked card per item on a phone, where each cell shows its column's name.
+  function markChangesTables() {
+    document.querySelectorAll(".markdown-body table:not(.godot-rag-changes), .prose table:not(.godot-rag-changes)")
+      .forEach((table) => {
+        const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+        if (!heads.includes("Godot 3") || !heads.includes("Godot 4")) return;
+        table.classList.add("godot-rag-changes");
+        table.querySelectorAll("tbody tr").forEach((tr) => {
+          [...tr.children].forEach((td, i) => { if (heads[i]) td.setAttribute("data-label", heads[i]); });
+        });
+      });
+  }
+
+  function run() { skipLink(); nameButtons(document); dropRawToasts(); darkenFaintLabels(); markChangesTables(); }
   let pending = false;
   function schedule() {  // at most every 300 ms, however fast a long run re-renders its rows
     if (pending) return;
