@@ -40,15 +40,16 @@ class Knowledge:
         return cls(embedded=sum(int(r["embedded"]) for r in rows), total=sum(int(r["total"]) for r in rows))
 
 
-def knowledge_line(knowledge: Knowledge | dict[str, Any] | None) -> str | None:
-    """The front doors' one line on partial evidence, or None when the knowledge base was complete."""
+def knowledge_line(knowledge: Knowledge | dict[str, Any] | None, language: str = "en") -> str | None:
+    """The front doors' one line on partial evidence in the reply's language, or None when it was complete."""
+    from agent.answer.phrases import phrase
+
     if knowledge is None:
         return None
     k = knowledge if isinstance(knowledge, Knowledge) else Knowledge(int(knowledge["embedded"]), int(knowledge["total"]))
     if k.complete:
         return None
-    return (f"Evidence is still partial: {k.embedded:,} of {k.total:,} knowledge-base entries embedded "
-            "(API and keyword matches are complete; the meaning search is still filling in).")
+    return phrase("partial_evidence", language, embedded=f"{k.embedded:,}", total=f"{k.total:,}")
 
 
 def read_knowledge(conn: Any) -> Knowledge:

@@ -11,7 +11,7 @@ import chainlit as cl
 from chainlit.server import app as _server
 
 from ui import chat, files, origins, runtime
-from ui.access import AccessConfig
+from agent.access import AccessConfig
 from ui.datalayer import make_data_layer
 
 _access = AccessConfig.from_env()

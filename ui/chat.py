@@ -19,6 +19,7 @@ from typing import Any
 import chainlit as cl
 from chainlit.data import get_data_layer
 
+from agent.answer.phrases import report_language
 from agent.knowledge import knowledge_line
 from ui import messages, runtime
 from ui.answer import AnswerStream, history, remember
@@ -98,7 +99,7 @@ async def _show_result(report: dict[str, Any]) -> None:
                      cl.File(name=f"godot4-{report['run_id']}.zip", content=archive, mime="application/zip",
                              display="inline")]
     content = final_markdown(report)
-    if partial := knowledge_line(report.get("knowledge")):  # the run had partial evidence: say so first
+    if partial := knowledge_line(report.get("knowledge"), report_language(report)):  # partial evidence: say so first
         content = f"ℹ️ {partial}\n\n{content}"
     await cl.Message(content=content, elements=elements).send()
 

@@ -31,7 +31,7 @@ def app_root(settings: Settings, *, host: str, port: int, origins: tuple[str, ..
     """Create this instance's Chainlit app root with the committed config, welcome page and styles.
 
     `origins` (GODOT_RAG_UI_ALLOWED_ORIGINS) become Chainlit's CORS list; the chat's own origin
-    needs no entry (see ui/origins.py).
+    needs no entry (see agent/origins.py).
     """
     root = settings.home / "chainlit_app" / re.sub(r"[^A-Za-z0-9.-]", "_", f"{host}_{port}")
     (root / ".chainlit").mkdir(parents=True, exist_ok=True)
@@ -94,8 +94,8 @@ def auth_secret(settings: Settings) -> str:
 def launch(settings: Settings, *, host: str, port: int) -> int:
     """Migrate the database (Chainlit tables included), then run chainlit until it exits."""
     from agent.storage import DatabaseError, connection, migrate
-    from ui.access import AccessConfig
-    from ui.origins import allowed_origins
+    from agent.access import AccessConfig
+    from agent.origins import allowed_origins
 
     # until chainlit runs, a SIGTERM exits like Ctrl-C does, so exit hooks release the database
     signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))

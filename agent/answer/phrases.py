@@ -278,6 +278,15 @@ _P: dict[str, dict[str, str]] = {
         "zh": "**Godot 4 版本：**{line}。补丁和迁移后的项目附在下面。",
         "ru": "**Версия для Godot 4:** {line}. Патч и перенесённый проект приложены ниже.",
     },
+    "partial_evidence": {
+        "en": "Evidence is still partial: {embedded} of {total} knowledge-base entries embedded "
+              "(API and keyword matches are complete; the meaning search is still filling in).",
+        "ko": "근거가 아직 일부뿐입니다: 지식 베이스 항목 {total}개 중 {embedded}개가 임베딩되었습니다 "
+              "(API·키워드 검색은 완전하고, 의미 검색은 아직 채우는 중입니다).",
+        "zh": "证据仍不完整：知识库 {total} 条中已嵌入 {embedded} 条（API 与关键词匹配已完整，语义检索仍在补充）。",
+        "ru": "Данные пока неполные: встроено {embedded} из {total} записей базы знаний "
+              "(поиск по API и ключевым словам полный, смысловой поиск ещё заполняется).",
+    },
     "migration_written": {
         "en": "**Godot 4 version:** {line}. Get it as a patch or a migrated copy (attached in the chat; "
               "`godot-rag migrate SOURCE --out DIR` on the command line).",

@@ -428,7 +428,7 @@ def render_text(report: Report | dict[str, Any]) -> str:
         f"verdict: {v.label}  migration required: {'yes' if v.migration_required else 'no'}  "
         f"counts: godot3={v.counts.godot3} godot4={v.counts.godot4} neutral={v.counts.neutral}",
     ]
-    if partial := knowledge_line(r.knowledge.model_dump() if r.knowledge else None):
+    if partial := knowledge_line(r.knowledge.model_dump() if r.knowledge else None, language):
         lines += ["", partial]
     if r.answer and r.answer.get("markdown"):  # the checked reply, with its code only if that code passed
         lines += ["", str(r.answer["markdown"]).rstrip()]

@@ -1,6 +1,6 @@
 """Who is calling: over HTTP, the web chat's own login; over stdio, the local user who started the process.
 
-The bearer token is derived from the chat's user store (`GODOT_RAG_UI_USERS`, read by `ui.access`), so
+The bearer token is derived from the chat's user store (`GODOT_RAG_UI_USERS`, read by `agent.access`), so
 there is one list of users and revoking a chat user revokes their MCP access too:
 
     Authorization: Bearer <name>:<password>
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.runs import owner_of
-from ui.access import AccessConfig
+from agent.access import AccessConfig
 
 CHAT_DOOR = "chainlit"
 """The owner prefix of the chat's users (`ui.runtime.owner_of`): MCP runs are theirs too."""

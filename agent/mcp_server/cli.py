@@ -60,7 +60,7 @@ def _serve_http(settings, host: str, port: int) -> int:
     from agent.mcp_server.runtime import McpRuntime
     from agent.mcp_server.server import build_server
     from agent.mcp_server.transport import security_settings
-    from ui.access import AccessConfig
+    from agent.access import AccessConfig
 
     try:
         access = AccessConfig.from_env()

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from mcp.server.transport_security import TransportSecuritySettings
 
-from ui.origins import allowed_origins
+from agent.origins import allowed_origins
 
 ALLOWED_HOSTS_ENV = "GODOT_RAG_MCP_ALLOWED_HOSTS"
 _LOCAL = ("127.0.0.1", "localhost", "[::1]")

@@ -6,7 +6,7 @@ import pytest
 
 from agent.mcp_server.access import LOCAL, Caller, bearer_user, http_caller
 from agent.mcp_server.transport import security_settings
-from ui.access import AccessConfig
+from agent.access import AccessConfig
 
 USERS = AccessConfig.from_env({"GODOT_RAG_UI_USERS": "alice:secret,bob:sha256:" + "ab" * 32})
 

@@ -104,7 +104,7 @@ async def test_refusals_are_tool_errors_without_secrets(stdio_runtime):
 
 async def test_local_paths_are_refused_over_http(mcp_service):
     from agent.mcp_server.runtime import McpRuntime
-    from ui.access import AccessConfig
+    from agent.access import AccessConfig
 
     runtime = McpRuntime(settings=mcp_service.settings, transport="http", service=mcp_service,
                          access=AccessConfig(allow_anonymous=True))

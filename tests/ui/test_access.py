@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from ui.access import ANONYMOUS, AccessConfig
+from agent.access import ANONYMOUS, AccessConfig
 
 
 def test_password_users_are_checked_by_digest():

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from ui.origins import OriginGuard, allowed_origins, origin_permitted
+from agent.origins import OriginGuard, allowed_origins, origin_permitted
 
 
 def test_default_is_the_chats_own_origin_only():

@@ -1,4 +1,5 @@
-"""Who may use the web chat: password users from the environment, a trusted proxy header, or anonymous.
+"""Who may use the web chat (and the MCP server over HTTP): password users from the environment, a trusted
+proxy header, or anonymous.
 
 GODOT_RAG_UI_USERS="alice:secret,bob:sha256:<hex>" lists users; a password is stored and compared
 as a sha256 digest in constant time. GODOT_RAG_UI_HEADER_AUTH names a header set by a trusted
