@@ -10,8 +10,9 @@ from __future__ import annotations
 import chainlit as cl
 from chainlit.server import app as _server
 
-from ui import chat, files, origins, runtime
+from agent import origins
 from agent.access import AccessConfig
+from ui import chat, files, runtime
 from ui.datalayer import make_data_layer
 
 _access = AccessConfig.from_env()
