@@ -77,7 +77,7 @@ async def test_a_construct_the_run_does_not_use_is_answered_from_the_knowledge_b
     assert "`yield`" in ans.text and "await" in ans.text, ans.text
 
 
-_ALLOWED_WORDS = {"Godot", "GDScript", "API", "TODO", "godot", "rag", "gd", "snippet", "JSON", "L"}
+_ALLOWED_WORDS = {"Godot", "GDScript", "gdscript", "API", "TODO", "godot", "rag", "gd", "snippet", "JSON", "L"}
 
 
 def english_outside_code(markdown: str) -> list[str]:
