@@ -233,3 +233,39 @@ def cmd_worker(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return OK
+
+
+def export_corpus_command(args: argparse.Namespace) -> int:
+    """`godot-rag export corpus --batch ID --out DIR [--min-confidence X]` (reached through `export`)."""
+    from pathlib import Path
+
+    from agent.batch.corpus import export_corpus
+
+    if args.run_id != "corpus" or not args.batch or not args.out:
+        raise CliFailure("a corpus export is `godot-rag export corpus --batch ID --out DIR`")
+    if not 0.0 <= args.min_confidence <= 1.0:
+        raise CliFailure(f"--min-confidence must be between 0 and 1, got {args.min_confidence}")
+    out = Path(args.out).expanduser()
+    if out.exists() and not out.is_dir():
+        raise CliFailure(f"cannot write the corpus to {args.out}: it is a file")
+    settings = _settings()
+    line = "godot-rag " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+    async def go(service: Any, _: Any) -> Any:
+        try:
+            return await export_corpus(service, args.batch, out, min_confidence=args.min_confidence, command=line)
+        except KeyError:
+            raise CliFailure(f"no batch {args.batch!r}", error="unknown_batch") from None
+
+    result = _using_service(settings, go, reading_only=True)
+    if args.format == "json":
+        from dataclasses import asdict
+
+        _write_json(asdict(result))
+        return OK
+    print(f"corpus {result.out}: {result.projects_added} project(s) and {result.chunks_added} chunk(s) added, "
+          f"{result.already_exported} already there, {result.not_finished} not finished"
+          + (f", {result.below_confidence} chunk(s) below --min-confidence" if result.below_confidence else ""))
+    for conflict in result.conflicts:
+        _err(conflict)
+    return OK

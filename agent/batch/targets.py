@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from agent.intake import IntakeResult, is_remote
+from agent.intake import IntakeResult, is_remote, parse_github_url
+from agent.models import AnalysisRequest
 
 RUN_PREFIX = "b-"
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
 def read_targets(lines: Iterable[str]) -> list[str]:
@@ -46,7 +48,15 @@ class Identity:
 
 def local_identity(intake: IntakeResult) -> Identity:
     """A folder, zip or file, by the content intake read (zip: archive sha256; folder: manifest hash)."""
-    req = intake.request
+    return request_identity(intake.request)
+
+
+def request_identity(req: AnalysisRequest) -> Identity:
+    """The identity of what a stored run analysed (its `AnalysisRequest`): a commit, or a content hash."""
+    if req.source_origin == "github":
+        target = parse_github_url(req.source)
+        if target.ref and _COMMIT.match(target.ref):
+            return github_identity(target.owner, target.repo, target.ref, target.subdir)
     stem = PurePosixPath(req.source_file.rstrip("/")).name or "project"
     if req.source_origin == "uploaded_zip":
         stem = stem.removesuffix(".zip")
