@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import jsonschema
-import pytest
 
 from agent.settings import PROJECT_ROOT
 from tests.cli.helpers import chunk_states, cli_argv, cli_env, one_json, run_cli, write_project
