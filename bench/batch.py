@@ -192,7 +192,10 @@ def main() -> int:
     ap.add_argument("--llm-projects", type=int, default=12)
     ap.add_argument("--llm-delay", type=float, default=0.2)
     ap.add_argument("--overhead", type=int, default=5, help="one-project batches for the overhead medians")
+    ap.add_argument("--llm-concurrency", type=int, default=4,
+                    help="GODOT_RAG_LLM_MAX_CONCURRENCY: chunks of one run judged at once (the settings' default 4)")
     ap.add_argument("--skip-llm", action="store_true")
+    ap.add_argument("--only-llm", action="store_true", help="only the LLM phases")
     ap.add_argument("--skip-kill", action="store_true")
     args = ap.parse_args()
 
@@ -218,14 +221,15 @@ def run_phases(args, base, admin: str, kb_name: str) -> int:
           f"{sum(p.name == 'g4' for p in projects)} Godot 4) from {PORTS}; load {os.getloadavg()[0]:.1f}", flush=True)
     print(f"{'phase':<34}{'done':>6}{'chunks':>8}{'seconds':>9}{'projects/min':>13}{'chunks/s':>10}{'median s':>11}")
 
-    one, one_info = one_phase(base, admin, kb_name, targets, workers=1, logdir=tmp, keep=True)
-    r1 = row("evidence, 1 worker", one)
-    two, _ = one_phase(base, admin, kb_name, targets, workers=2, logdir=tmp)
-    r2 = row("evidence, 2 workers", two)
-    print(f"  2 workers / 1: {r2[2] / r1[2]:.2f}x chunks/s, {r2[1] / r1[1]:.2f}x projects/min", flush=True)
-    verdicts = {i["target"]: i["verdict"] for i in one["items"]}
-    wrong = [t for t, v in verdicts.items() if v != Path(t).name.replace("g", "godot")]
-    print(f"  verdicts right: {len(verdicts) - len(wrong)}/{len(verdicts)}" + (f" (wrong: {wrong})" if wrong else ""))
+    if not args.only_llm:
+        one, one_info = one_phase(base, admin, kb_name, targets, workers=1, logdir=tmp, keep=True)
+        r1 = row("evidence, 1 worker", one)
+        two, _ = one_phase(base, admin, kb_name, targets, workers=2, logdir=tmp)
+        r2 = row("evidence, 2 workers", two)
+        print(f"  2 workers / 1: {r2[2] / r1[2]:.2f}x chunks/s, {r2[1] / r1[1]:.2f}x projects/min", flush=True)
+        verdicts = {i["target"]: i["verdict"] for i in one["items"]}
+        wrong = [t for t, v in verdicts.items() if v != Path(t).name.replace("g", "godot")]
+        print(f"  verdicts right: {len(verdicts) - len(wrong)}/{len(verdicts)}" + (f" (wrong: {wrong})" if wrong else ""))
 
     if not args.skip_llm:
         from tests.llm_servers.launch import running_server
@@ -233,13 +237,17 @@ def run_phases(args, base, admin: str, kb_name: str) -> int:
         small = tmp / "llm_targets.txt"
         small.write_text("".join(f"{p}\n" for p in projects[: args.llm_projects]))
         with running_server("stub_server.py", "--mode", "good", "--delay", str(args.llm_delay)) as llm_url:
-            llm_env = {"GODOT_RAG_LLM_BASE_URL": llm_url, "GODOT_RAG_LLM_MODEL": "stub"}
+            llm_env = {"GODOT_RAG_LLM_BASE_URL": llm_url, "GODOT_RAG_LLM_MODEL": "stub",
+                       "GODOT_RAG_LLM_MAX_CONCURRENCY": str(args.llm_concurrency)}
+            tag = f"llm stub {args.llm_delay * 1000:.0f} ms x{args.llm_concurrency}"
             l1, _ = one_phase(base, admin, kb_name, small, workers=1, logdir=tmp, judge="llm", extra_env=llm_env)
-            a = row(f"llm stub {args.llm_delay * 1000:.0f} ms, 1 worker", l1)
+            a = row(f"{tag}, 1 worker", l1)
             l2, _ = one_phase(base, admin, kb_name, small, workers=2, logdir=tmp, judge="llm", extra_env=llm_env)
-            b = row(f"llm stub {args.llm_delay * 1000:.0f} ms, 2 workers", l2)
+            b = row(f"{tag}, 2 workers", l2)
         print(f"  2 workers / 1: {b[2] / a[2]:.2f}x chunks/s, {b[1] / a[1]:.2f}x projects/min", flush=True)
 
+    if args.only_llm:
+        return 0
     if not args.skip_kill:
         killed, kinfo = one_phase(base, admin, kb_name, targets, workers=2, logdir=tmp, kill_halfway=True)
         row("evidence, 2 workers, 1 kill -9", killed)

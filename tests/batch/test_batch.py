@@ -90,6 +90,10 @@ def test_a_batch_runs_reports_resubmits_as_a_no_op_and_exports_a_valid_corpus(kb
     worker = _worker(settings, tmp_path / "worker.log")
     try:
         report = _wait_finished(settings, sub["batch_id"], [worker])
+        _project(gone, G4 + "# another project\n", 5)  # back again: `batch retry` queues its failed item
+        retried = run_cli("batch", "retry", sub["batch_id"], "--format", "json", env=env)
+        assert one_json(retried.stdout)["queued"] == 1, retried.stderr[-2000:]
+        after_retry = _wait_finished(settings, sub["batch_id"], [worker])
     finally:
         _stop(worker)
     items = {Path(i["target"]).name if "://" not in i["target"] else "url": i for i in report["items"]}
@@ -99,30 +103,32 @@ def test_a_batch_runs_reports_resubmits_as_a_no_op_and_exports_a_valid_corpus(kb
     assert items["gone"]["state"] == "failed" and items["gone"]["tries"] == 1, items["gone"]  # bad input: once
     assert "is not a file, a directory" in items["gone"]["reason"]
     assert report["status"]["counts"]["done"] == 2 and report["status"]["projects_per_min"] > 0
+    (back,) = [i for i in after_retry["items"] if i["target"] == str(gone)]
+    assert back["state"] == "done" and back["verdict"] == "godot4" and back["tries"] == 2 and not back["reason"]
     for item in (items["old_game"], items["new_game"]):
         assert item["chunks"] > 0 and item["chunks_done"] == item["chunks"] and item["seconds"] is not None
     text = run_cli("batch", "status", sub["batch_id"], env=env)
-    assert text.returncode == 0 and "2 done" in text.stdout and "(finished)" in text.stdout, text.stdout
+    assert text.returncode == 0 and "3 done" in text.stdout and "(finished)" in text.stdout, text.stdout
 
     again = run_cli("batch", "submit", str(targets), "--format", "json", env=env)
     resub = one_json(again.stdout)
-    assert resub["queued"] == 0 and resub["already_done"] == 2, resub  # no work: no job, no run
+    assert resub["queued"] == 0 and resub["already_done"] == 3, resub  # no work: no job, no run
     redone = _report(settings, resub["batch_id"])
     assert {i["run_id"] for i in redone["items"] if i["state"] == "already_done"} == {
-        items["old_game"]["run_id"], items["new_game"]["run_id"]}
+        items["old_game"]["run_id"], items["new_game"]["run_id"], back["run_id"]}
 
     out = tmp_path / "corpus"
     done = run_cli("export", "corpus", "--batch", sub["batch_id"], "--out", str(out), env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     schema = json.loads((PROJECT_ROOT / "agent/batch/schemas/corpus_chunk.schema.json").read_text())
     lines = [json.loads(line) for line in (out / "chunks.jsonl").read_text().splitlines()]
-    assert len(lines) == items["old_game"]["chunks"] + items["new_game"]["chunks"]
+    assert len(lines) == items["old_game"]["chunks"] + items["new_game"]["chunks"] + back["chunks"]
     for line in lines:
         jsonschema.validate(line, schema)
     (g3_dir,) = (out / "godot3").iterdir()
     assert g3_dir.name.startswith("old_game@") and (g3_dir / "player.gd").read_text() == G3
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["counts"] == {"projects": 2, "chunks": len(lines), "by_verdict": {"godot3": 1, "godot4": 1}}
+    assert manifest["counts"] == {"projects": 3, "chunks": len(lines), "by_verdict": {"godot3": 1, "godot4": 2}}
     # incremental: the second batch's runs are the same runs, so nothing is added or rewritten
     run_cli("export", "corpus", "--batch", resub["batch_id"], "--out", str(out), env=env)
     assert len((out / "chunks.jsonl").read_text().splitlines()) == len(lines)
