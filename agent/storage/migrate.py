@@ -38,11 +38,13 @@ def migration_files(sql_dir: Path = SQL_DIR) -> list[tuple[int, Path]]:
     return sorted(found.items())
 
 
-def _queue_schema() -> str:
-    """procrastinate's schema.sql, as the installed version ships it."""
+def _queue_schema(conn: psycopg.Connection) -> str:
+    """procrastinate's schema.sql, as the installed version ships it; nothing if its tables already exist
+    (they live outside `godot_rag`, so they outlive a dropped `godot_rag` schema and its version records)."""
     from procrastinate.schema import SchemaManager
 
-    return SchemaManager.get_schema()
+    row = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL AS present").fetchone()
+    return "SELECT 1" if row["present"] else SchemaManager.get_schema()
 
 
 def migrate(conn: psycopg.Connection, settings: Settings, sql_dir: Path = SQL_DIR) -> list[str]:
@@ -61,7 +63,7 @@ def migrate(conn: psycopg.Connection, settings: Settings, sql_dir: Path = SQL_DI
                 continue
             text = path.read_text(encoding="utf-8").replace("{{EMBEDDING_DIM}}", str(settings.embedding_dim))
             if "{{PROCRASTINATE_SCHEMA}}" in text:
-                text = text.replace("{{PROCRASTINATE_SCHEMA}}", _queue_schema())
+                text = text.replace("{{PROCRASTINATE_SCHEMA}}", _queue_schema(conn))
             with conn.transaction():
                 conn.execute(text, prepare=False)  # multi-statement script: no server-side prepare
                 conn.execute(
