@@ -22,7 +22,6 @@ from agent.settings import Settings
 log = logging.getLogger(__name__)
 
 TASK = "analyze_target"
-QUEUES = ("github", "local")
 
 
 def queue_for(target_is_github: bool) -> str:
