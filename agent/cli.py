@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "ui.cli",                # ui
     "bot.cli",               # bot
     "agent.mcp_server.cli",  # mcp (stdio, or --http)
+    "agent.batch.cli",       # batch submit/status/report/retry, worker
 )
 
 

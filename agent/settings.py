@@ -130,6 +130,20 @@ class Settings:
     judgments always run with thinking off)."""
     answer_max_tokens: int = 1200
     """GODOT_RAG_ANSWER_MAX_TOKENS: cap on the LLM-written answer."""
+    worker_heartbeat: float = 10.0
+    """GODOT_RAG_WORKER_HEARTBEAT: seconds between a batch worker's heartbeats in the queue."""
+    worker_stalled_after: float = 30.0
+    """GODOT_RAG_WORKER_STALLED_AFTER: a worker without a heartbeat this long is gone (kill -9, a lost
+    host); any worker then puts its jobs back in the queue, and they resume at their last checkpointed chunk."""
+    job_max_attempts: int = 5
+    """GODOT_RAG_JOB_MAX_ATTEMPTS: tries of a batch job whose error is transient (a network error, a busy run)."""
+    job_retry_wait: int = 2
+    """GODOT_RAG_JOB_RETRY_WAIT: the backoff base in seconds (a transient failure waits 2, 4, 8, ... s)."""
+    github_fetch_rate: float = 0.5
+    """GODOT_RAG_GITHUB_FETCH_RATE: GitHub fetches per second, shared by every batch worker (a token
+    bucket in Postgres); `github_fetch_burst` may go at once."""
+    github_fetch_burst: int = 4
+    """GODOT_RAG_GITHUB_FETCH_BURST: fetches the bucket holds when idle."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -167,6 +181,12 @@ class Settings:
                                                 ("auto", "always", "never")),
             answer_thinking=env_value("GODOT_RAG_ANSWER_THINKING", "0") in ("1", "true", "yes", "on"),
             answer_max_tokens=env_int("GODOT_RAG_ANSWER_MAX_TOKENS", 1200),
+            worker_heartbeat=env_float("GODOT_RAG_WORKER_HEARTBEAT", 10.0),
+            worker_stalled_after=env_float("GODOT_RAG_WORKER_STALLED_AFTER", 30.0),
+            job_max_attempts=env_int("GODOT_RAG_JOB_MAX_ATTEMPTS", 5),
+            job_retry_wait=env_int("GODOT_RAG_JOB_RETRY_WAIT", 2),
+            github_fetch_rate=env_float("GODOT_RAG_GITHUB_FETCH_RATE", 0.5),
+            github_fetch_burst=env_int("GODOT_RAG_GITHUB_FETCH_BURST", 4),
         )
 
     @property

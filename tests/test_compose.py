@@ -27,6 +27,15 @@ def test_compose_file_declares_the_production_stack():
     assert set(spec["volumes"]) >= {"pgdata", "appdata"}
 
 
+def test_the_batch_worker_scales_against_the_postgres_service():
+    spec = yaml.safe_load((PROJECT_ROOT / "docker-compose.yml").read_text())
+    worker = spec["services"]["worker"]
+    assert worker["command"][:2] == ["godot-rag", "worker"]
+    assert "container_name" not in worker and "ports" not in worker  # `--scale worker=8` needs neither
+    assert worker["environment"]["GODOT_RAG_DATABASE_URL"].split("@")[1].startswith("postgres:5432/")
+    assert worker["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
 def test_compose_config_parses_when_docker_compose_exists():
     docker = shutil.which("docker")
     if not docker or subprocess.run([docker, "compose", "version"], capture_output=True).returncode != 0:

@@ -79,9 +79,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json", "text"), default="text")
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("export", help="write a run's per-chunk results as JSONL (training data)")
-    p.add_argument("run_id")
-    p.add_argument("--out", default=None, help="output file (default: stdout); its folder must exist")
+    p = sub.add_parser("export", help="write a run's per-chunk results as JSONL (training data); "
+                                      "`export corpus --batch ID --out DIR`: a batch's classified corpus")
+    p.add_argument("run_id", help="a run id, or `corpus` with --batch")
+    p.add_argument("--out", default=None, help="output file (default: stdout); its folder must exist; "
+                                               "with --batch, the corpus folder")
+    p.add_argument("--batch", default=None, help="`export corpus`: the batch whose completed runs to add")
+    p.add_argument("--min-confidence", type=float, default=0.0,
+                   help="`export corpus`: leave out chunks judged below this confidence (0-1)")
+    p.add_argument("--format", choices=("json", "text"), default="text", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_export)
 
 
@@ -455,8 +461,13 @@ def _write_atomically(path: Path, text: str) -> None:
 
 @command
 def cmd_export(args: argparse.Namespace) -> int:
-    """`godot-rag export RUN_ID [--out FILE]`: one JSON line per done chunk."""
+    """`godot-rag export RUN_ID [--out FILE]`: one JSON line per done chunk (`export corpus --batch`: agent.batch)."""
     from agent.runs.store import dumps
+
+    if args.batch is not None or args.run_id == "corpus":
+        from agent.batch.cli import export_corpus_command
+
+        return export_corpus_command(args)
 
     settings = _settings()
     out = _check_out_path(args.out) if args.out else None

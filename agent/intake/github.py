@@ -292,6 +292,31 @@ def _resolve_ref(
     return target.ref, target.subdir  # the fetch says clearly that the branch does not exist
 
 
+def resolve_commit(target: GithubTarget, settings: Settings, *, origin_for_tests: str | None = None) -> GithubTarget:
+    """The same repository and subfolder pinned at the commit its ref names now (one `git ls-remote`).
+
+    Batch analysis names a run after the commit, so a repository whose branch has not moved is
+    not fetched again; `clone_entries` then fetches exactly that commit.
+    """
+    origin = origin_for_tests or target.clone_url
+    git = ["git", "-c", "protocol.file.allow=always"] if origin_for_tests else ["git"]
+    run = functools.partial(
+        _run, deadline=time.monotonic() + settings.clone_timeout, what=target.url, timeout=settings.clone_timeout
+    )
+    ref, subdir = _resolve_ref(target, run, git, origin)
+    if _SHA.match(ref):
+        return GithubTarget(target.owner, target.repo, ref, subdir)
+    out = run([*git, "ls-remote", "--", origin, ref], cwd=None).decode("utf-8", "replace")
+    found: dict[str, str] = {}
+    for line in out.splitlines():
+        sha, _, name = line.partition("\t")
+        found[name] = sha
+    for name in ("HEAD",) if ref == "HEAD" else (f"refs/tags/{ref}^{{}}", f"refs/tags/{ref}", f"refs/heads/{ref}"):
+        if _SHA.match(found.get(name, "")):
+            return GithubTarget(target.owner, target.repo, found[name], subdir)
+    raise IntakeError(f"Could not fetch {target.url}: the repository has no branch or tag {ref!r}.")
+
+
 def clone_entries(
     target: GithubTarget, settings: Settings, *, origin_for_tests: str | None = None
 ) -> list[Entry]:

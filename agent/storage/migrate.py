@@ -2,7 +2,8 @@
 
 Applied versions are recorded in `godot_rag.schema_migrations`; an advisory lock makes
 concurrent start-ups (UI + bot + CLI) safe. `{{EMBEDDING_DIM}}` in a file is replaced by
-the configured embedding width, so a different model only needs a fresh database.
+the configured embedding width, so a different model only needs a fresh database, and
+`{{PROCRASTINATE_SCHEMA}}` by the job queue's own schema (the installed procrastinate's).
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ def migration_files(sql_dir: Path = SQL_DIR) -> list[tuple[int, Path]]:
     return sorted(found.items())
 
 
+def _queue_schema(conn: psycopg.Connection) -> str:
+    """procrastinate's schema.sql, as the installed version ships it; nothing if its tables already exist
+    (they live outside `godot_rag`, so they outlive a dropped `godot_rag` schema and its version records)."""
+    from procrastinate.schema import SchemaManager
+
+    row = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL AS present").fetchone()
+    return "SELECT 1" if row["present"] else SchemaManager.get_schema()
+
+
 def migrate(conn: psycopg.Connection, settings: Settings, sql_dir: Path = SQL_DIR) -> list[str]:
     """Apply pending migrations; return the names applied now. Idempotent."""
     applied_now: list[str] = []
@@ -52,6 +62,8 @@ def migrate(conn: psycopg.Connection, settings: Settings, sql_dir: Path = SQL_DI
             if version in done:
                 continue
             text = path.read_text(encoding="utf-8").replace("{{EMBEDDING_DIM}}", str(settings.embedding_dim))
+            if "{{PROCRASTINATE_SCHEMA}}" in text:
+                text = text.replace("{{PROCRASTINATE_SCHEMA}}", _queue_schema(conn))
             with conn.transaction():
                 conn.execute(text, prepare=False)  # multi-statement script: no server-side prepare
                 conn.execute(
