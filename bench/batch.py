@@ -177,6 +177,28 @@ def one_phase(base, admin, kb_name: str, targets: Path, *, workers: int, logdir:
             drop_database(admin, name)
 
 
+def export_check(info: dict, out: Path) -> None:
+    """`godot-rag export corpus` of the batch: one folder per verdict, chunks.jsonl valid against the schema."""
+    import jsonschema
+
+    from agent.batch.corpus import SCHEMA_PATH
+
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "agent.cli", "export", "corpus", "--batch",
+                           info["submit"]["batch_id"], "--out", str(out)], env=info["env"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(f"godot-rag export corpus: {done.stderr[-2000:]}")
+    schema = json.loads(SCHEMA_PATH.read_text())
+    lines = [json.loads(x) for x in (out / "chunks.jsonl").read_text().splitlines() if x.strip()]
+    for line in lines:
+        jsonschema.validate(line, schema)
+    folders = {d.name: len([p for p in d.iterdir() if p.is_dir()]) for d in out.iterdir() if d.is_dir()}
+    print(f"  export corpus: {folders} project folders per verdict, {len(lines)} chunks in chunks.jsonl, all valid "
+          f"against {SCHEMA_PATH.name}; manifest {sorted(json.loads((out / 'manifest.json').read_text()))}; "
+          f"{time.monotonic() - t0:.1f} s", flush=True)
+
+
 def row(label: str, report: dict) -> tuple[str, float, float, int, float]:
     s = report["status"]
     chunks = sum(i["chunks_done"] for i in report["items"] if i["state"] == "done")
@@ -197,6 +219,8 @@ def main() -> int:
     ap.add_argument("--skip-llm", action="store_true")
     ap.add_argument("--only-llm", action="store_true", help="only the LLM phases")
     ap.add_argument("--skip-kill", action="store_true")
+    ap.add_argument("--only-export", action="store_true",
+                    help="only the 1-worker evidence phase, then `export corpus` of its batch, validated")
     args = ap.parse_args()
 
     from agent.settings import Settings
@@ -221,6 +245,16 @@ def run_phases(args, base, admin: str, kb_name: str) -> int:
           f"{sum(p.name == 'g4' for p in projects)} Godot 4) from {PORTS}; load {os.getloadavg()[0]:.1f}", flush=True)
     print(f"{'phase':<34}{'done':>6}{'chunks':>8}{'seconds':>9}{'projects/min':>13}{'chunks/s':>10}{'median s':>11}")
 
+    if args.only_export:
+        one, one_info = one_phase(base, admin, kb_name, targets, workers=1, logdir=tmp, keep=True)
+        row("evidence, 1 worker", one)
+        try:
+            export_check(one_info, tmp / "corpus")
+        finally:
+            from bench.analyze import drop_database
+
+            drop_database(admin, one_info["settings"].database_name)
+        return 0
     if not args.only_llm:
         one, one_info = one_phase(base, admin, kb_name, targets, workers=1, logdir=tmp, keep=True)
         r1 = row("evidence, 1 worker", one)
@@ -230,6 +264,7 @@ def run_phases(args, base, admin: str, kb_name: str) -> int:
         verdicts = {i["target"]: i["verdict"] for i in one["items"]}
         wrong = [t for t, v in verdicts.items() if v != Path(t).name.replace("g", "godot")]
         print(f"  verdicts right: {len(verdicts) - len(wrong)}/{len(verdicts)}" + (f" (wrong: {wrong})" if wrong else ""))
+        export_check(one_info, tmp / "corpus")
 
     if not args.skip_llm:
         from tests.llm_servers.launch import running_server
