@@ -93,9 +93,7 @@ def sources_markdown(citations: Citations, heading: str | None = None, lang: str
     if len(citations):
         out += [heading or phrase("ui_sources", lang), ""]
         for c in citations:
-            title = _code(c.title) if c.table == "api_mapping" else _esc(c.title)  # a rename row's title is code
-            out.append(f"{c.number}. {f'[{title}]({c.url})' if c.url else title} · {_source_words(c, lang)} "
-                       f"· {_code(c.record_id)}")
+            out.append(f"{c.number}. {_link(c.title, c.url)} · {_source_words(c, lang)} · {_code(c.record_id)}")
     patterns = citations.patterns()
     if patterns:
         names = ", ".join(_code(c.record_id.rsplit(":", 1)[-1]) for c in patterns)

@@ -35,6 +35,10 @@ PROSE = """(needle) => {
   const body = bodies.pop();
   if (!body) return null;
   const copy = body.cloneNode(true);
+  // a sources list names its records (titles are API names): dropped with its heading
+  copy.querySelectorAll('h1, h2, h3, h4, h5').forEach((h) => {
+    if (/^(Sources|출처|来源|Источники)$/.test(h.innerText.trim()) && h.nextElementSibling) h.nextElementSibling.remove();
+  });
   copy.querySelectorAll('pre, code, a, blockquote').forEach((e) => e.replaceWith(' '));
   return copy.innerText;
 }"""
