@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.batch.models import FINAL_STATES, ITEM_STATES, BatchStatus, ItemReport
+from agent.storage.db import PoolQueries
 
 _ITEMS = (
     "SELECT i.position, i.target, i.run_id, i.tries, i.reason, i.started_at, i.finished_at, i.job_id,"
@@ -24,7 +25,7 @@ _ITEMS = (
 )
 
 
-class BatchStore:
+class BatchStore(PoolQueries):
     """Async access to batches through the service's pool (autocommit, dict rows)."""
 
     def __init__(self, pool: Any) -> None:
@@ -136,15 +137,3 @@ class BatchStore:
             projects_per_min=len(analysed) * 60 / rate if rate else None,
             chunks_per_s=chunks / rate if rate else None,
         )
-
-    async def _exec(self, query: str, params: Any) -> None:
-        async with self.pool.connection() as conn:
-            await conn.execute(query, params)
-
-    async def _one(self, query: str, params: Any) -> dict[str, Any] | None:
-        async with self.pool.connection() as conn:
-            return await (await conn.execute(query, params)).fetchone()
-
-    async def _all(self, query: str, params: Any) -> list[dict[str, Any]]:
-        async with self.pool.connection() as conn:
-            return await (await conn.execute(query, params)).fetchall()

@@ -15,6 +15,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from agent.models import AnalysisRequest, Chunk, Expansion, SourceFile
+from agent.storage.db import PoolQueries
 
 # Statuses of a chunk row. `pending` = waiting for its turn; `stopped` = was in flight when
 # its run stopped gracefully; resume puts `processing`/`stopped` (and `failed`) back to pending.
@@ -27,7 +28,7 @@ class RunExistsError(ValueError):
     """A run with this id already exists (run ids are never reused)."""
 
 
-class RunStore:
+class RunStore(PoolQueries):
     """Async access to the score DB through an `AsyncConnectionPool` (see agent.storage.db)."""
 
     def __init__(self, pool: Any) -> None:
@@ -410,13 +411,6 @@ class RunStore:
             (run_id,),
         )
 
-    async def _one(self, query: str, params: Any) -> dict[str, Any] | None:
-        async with self.pool.connection() as conn:
-            return await (await conn.execute(query, params)).fetchone()
-
-    async def _all(self, query: str, params: Any) -> list[dict[str, Any]]:
-        async with self.pool.connection() as conn:
-            return await (await conn.execute(query, params)).fetchall()
 
 
 def jsonable(value: Any) -> Any:

@@ -155,3 +155,21 @@ async def make_async_pool(settings: Settings, *, min_size: int = 1, max_size: in
     )
     await pool.open()
     return pool
+
+
+class PoolQueries:
+    """One statement per pooled connection (autocommit, dict rows): what every async store's queries share."""
+
+    pool: Any
+
+    async def _exec(self, query: str, params: Any) -> None:
+        async with self.pool.connection() as conn:
+            await conn.execute(query, params)
+
+    async def _one(self, query: str, params: Any) -> dict[str, Any] | None:
+        async with self.pool.connection() as conn:
+            return await (await conn.execute(query, params)).fetchone()
+
+    async def _all(self, query: str, params: Any) -> list[dict[str, Any]]:
+        async with self.pool.connection() as conn:
+            return await (await conn.execute(query, params)).fetchall()
