@@ -15,22 +15,13 @@ from agent.followup import answer_for_run
 from agent.followup_query import resolve
 from tests.answer.conftest import analyze_snippet
 from tests.answer.test_followups import ENEMY, MIXED
+from tests.graph.projects import PLAYER_G3
 
 ASYNC = pytest.mark.asyncio(loop_scope="session")
 
 TABLE = json.loads((Path(__file__).parent / "followup_questions.json").read_text())
 KINDS = {"change": {"construct", "line"}, "explain": {"number", "name"}, "code": {"file", "whole", "history"},
          "why": {"file"}}
-
-PLAYER_G3 = """extends KinematicBody2D
-
-export var speed = 200
-var velocity = Vector2()
-
-func _physics_process(delta):
-    velocity = move_and_slide(velocity, Vector2.UP)
-    yield(get_tree().create_timer(1.0), "timeout")
-"""
 
 
 def test_the_table_has_ten_questions_per_language():

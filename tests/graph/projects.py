@@ -63,6 +63,17 @@ func _physics_process(delta):
 \tvelocity = move_and_slide(velocity)
 """
 
+# The issue's 7-line Godot 3 snippet where every change is known (its Godot 4 version is complete).
+PLAYER_G3 = """extends KinematicBody2D
+
+export var speed = 200
+var velocity = Vector2()
+
+func _physics_process(delta):
+    velocity = move_and_slide(velocity, Vector2.UP)
+    yield(get_tree().create_timer(1.0), "timeout")
+"""
+
 README = "# Tiny Dodge\n\nA test project.\n"
 
 

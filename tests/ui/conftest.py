@@ -135,6 +135,15 @@ def make_server(ui_db_factory, artifacts_dir: Path, tmp_path_factory) -> Iterato
 
 
 @pytest.fixture(scope="module")
+def server(make_server):
+    """One UI server per module on a fresh database (a module that needs other settings defines its own)."""
+    s = make_server()
+    s.start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
 def browser():
     """Headless Debian chromium through playwright (per module: the sync driver owns an event loop,
     which must be gone before async tests in other modules run)."""

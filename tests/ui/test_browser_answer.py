@@ -10,20 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.graph.projects import PLAYER_G3
 from tests.ui.chat_page import VIEWPORT, login, send, wait_verdict
 from tests.ui.conftest import USERS
 
 pytestmark = pytest.mark.browser
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def server(make_server):
-    s = make_server()
-    s.start()
-    yield s
-    s.stop()
 
 
 def test_explain_question_and_a_followup(server, browser, artifacts_dir):
@@ -45,16 +38,6 @@ def test_explain_question_and_a_followup(server, browser, artifacts_dir):
     finally:
         context.close()
 
-
-PLAYER_G3 = """extends KinematicBody2D
-
-export var speed = 200
-var velocity = Vector2()
-
-func _physics_process(delta):
-    velocity = move_and_slide(velocity, Vector2.UP)
-    yield(get_tree().create_timer(1.0), "timeout")
-"""
 
 
 def test_show_me_the_godot4_version_in_english_and_korean(server, browser, artifacts_dir):

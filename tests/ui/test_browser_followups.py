@@ -1,12 +1,11 @@
 """Issue 35 in a real browser: a Korean question gets a Korean reply (no English outside code, links and the
 docs' own quoted words), and the issue's three follow-ups get specific answers, without an LLM.
 
-Screenshots are committed in tests/ui/screenshots/ so a reviewer sees the replies.
+Screenshots go to test-artifacts/ (not committed) so a reviewer of a run sees the replies.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,6 @@ from tests.ui.conftest import USERS
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOTS = Path(__file__).parent / "screenshots"
 PLAYER = """extends KinematicBody2D
 
 signal died
@@ -44,20 +42,11 @@ PROSE = """(needle) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def server(make_server):
-    s = make_server()
-    s.start()
-    yield s
-    s.stop()
-
-
 def _count(page, text: str) -> int:
     return page.evaluate("(t) => document.body.innerText.split(t).length - 1", text)
 
 
-def test_a_korean_question_and_the_issues_three_followups(server, browser):
-    SCREENSHOTS.mkdir(exist_ok=True)
+def test_a_korean_question_and_the_issues_three_followups(server, browser, artifacts_dir):
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     try:
@@ -70,7 +59,7 @@ def test_a_korean_question_and_the_issues_three_followups(server, browser):
             prose = page.evaluate(PROSE, needle) or ""
             assert prose and english_outside_code(prose) == [], (needle, prose)
         page.get_by_text("판정:").last.evaluate("e => e.scrollIntoView({block: 'start'})")
-        page.screenshot(path=str(SCREENSHOTS / "korean-reply.png"), full_page=False)
+        page.screenshot(path=str(artifacts_dir / "korean-reply.png"), full_page=False)
 
         asks = (("How do I write the yield line in Godot 4?", "await get_tree().create_timer(1.0).timeout"),
                 ("what replaces yield in Godot 4?", "await get_tree().create_timer(1.0).timeout"),
@@ -86,6 +75,6 @@ def test_a_korean_question_and_the_issues_three_followups(server, browser):
         assert "_physics_process" in texts  # chunk 4 is the function
         page.get_by_text("How do I write the yield line in Godot 4?").last.evaluate(
             "e => e.scrollIntoView({block: 'start'})")
-        page.screenshot(path=str(SCREENSHOTS / "followups.png"), full_page=False)
+        page.screenshot(path=str(artifacts_dir / "followups.png"), full_page=False)
     finally:
         context.close()

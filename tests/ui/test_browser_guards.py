@@ -52,14 +52,6 @@ function socket() {
 
 
 @pytest.fixture(scope="module")
-def server(make_server):
-    s = make_server()
-    s.start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
 def other_origin():
     """A static page served from a second port of the same host (same site, other origin)."""
 

@@ -2,7 +2,7 @@
 
 At 1,280 px old and new sit side by side with no sideways scrolling (long code wraps in its cell);
 at 390 px each item stacks (where, then Godot 3, then Godot 4). The checks read the DOM's geometry;
-the screenshots are committed in tests/ui/screenshots/ so a reviewer sees the layout.
+the screenshots go to test-artifacts/ (not committed) so a reviewer of a run sees the layout.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from tests.ui.conftest import USERS
 pytestmark = pytest.mark.browser
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SCREENSHOTS = Path(__file__).parent / "screenshots"
 DESKTOP = {"width": 1280, "height": 900}
 
 GEOMETRY = """() => {
@@ -33,22 +32,13 @@ GEOMETRY = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def server(make_server):
-    s = make_server()
-    s.start()
-    yield s
-    s.stop()
-
-
 def _changes(page) -> dict:
     page.wait_for_function("() => document.querySelector('table.godot-rag-changes')", timeout=10_000)
     page.wait_for_timeout(500)  # the layout settles after the tag and the media query apply
     return page.evaluate(GEOMETRY)
 
 
-def test_changes_table_fits_a_desktop_and_stacks_on_a_phone(server, browser):
-    SCREENSHOTS.mkdir(exist_ok=True)
+def test_changes_table_fits_a_desktop_and_stacks_on_a_phone(server, browser, artifacts_dir):
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
     login(page, server.url, "alice", USERS["alice"])
@@ -60,7 +50,7 @@ def test_changes_table_fits_a_desktop_and_stacks_on_a_phone(server, browser):
 
     g = _changes(page)
     assert g and len(g["rows"]) >= 3, g
-    page.screenshot(path=str(SCREENSHOTS / "changes-1280.png"))
+    page.screenshot(path=str(artifacts_dir / "changes-1280.png"))
     # no sideways scrolling: the table is no wider than its box, and its box no wider than the screen
     assert g["scrollWidth"] <= g["clientWidth"] + 1, g
     assert g["parentScroll"] <= g["parentClient"] + 1, g
@@ -75,7 +65,7 @@ def test_changes_table_fits_a_desktop_and_stacks_on_a_phone(server, browser):
     page.wait_for_timeout(500)
     heading.evaluate("e => e.scrollIntoView({block: 'start'})")
     g = _changes(page)
-    page.screenshot(path=str(SCREENSHOTS / "changes-390.png"))
+    page.screenshot(path=str(artifacts_dir / "changes-390.png"))
     assert g["scrollWidth"] <= g["clientWidth"] + 1, g
     assert g["table"]["right"] <= g["viewport"] + 1, g
     for cells in g["rows"]:
