@@ -1,4 +1,4 @@
-"""The durable queue: procrastinate on the project's Postgres (its schema is applied by sql/071).
+"""The durable queue: procrastinate on the project's Postgres (its schema is applied by sql/073).
 
 One job = one target of a batch = one analysis run. Jobs go to the `github` queue (remote
 fetches; see `agent.batch.ratelimit`) or the `local` one (folders, zips), so a deployment can
