@@ -127,6 +127,9 @@ class Syntax:
     moved: tuple[Moved, ...]
     os_window_properties: tuple[WindowProperty, ...]
     file_open_methods: tuple[str, ...]
+    file_statics: dict[tuple[str, str], str]
+    """(Godot 3 class, method) -> the Godot 4 static call that does the same on a File/Directory never opened
+    (`dir.dir_exists(p)` -> `DirAccess.dir_exists_absolute(p)`: a new Directory works from res://)."""
     move_and_slide_arguments: tuple[Argument, ...]
     godot4_only: Godot4Only
     rules: tuple[RuleFacts, ...]
@@ -235,8 +238,8 @@ def _rule_facts(row: object, where: str) -> RuleFacts:
 def syntax() -> Syntax:
     """syntax.json."""
     data = _fields(_read("syntax.json"), "syntax.json",
-                   {"rpc_keywords", "moved", "os_window_properties", "file_open_methods", "move_and_slide_arguments",
-                    "godot4_only", "rules", "rpc_annotations"}, {"about"})
+                   {"rpc_keywords", "moved", "os_window_properties", "file_open_methods", "file_statics",
+                    "move_and_slide_arguments", "godot4_only", "rules", "rpc_annotations"}, {"about"})
     moved = []
     for k, row in enumerate(data["moved"]):
         where = f"syntax.json moved {k}"
@@ -248,6 +251,11 @@ def syntax() -> Syntax:
         where = f"syntax.json os_window_properties {k}"
         row = _fields(row, where, {"old", "get", "set"}, set())
         props.append(WindowProperty(_name(row["old"], where), _text(row["get"], where), _text(row["set"], where)))
+    statics = {}
+    for k, row in enumerate(data["file_statics"]):
+        where = f"syntax.json file_statics {k}"
+        row = _fields(row, where, {"class", "method", "to"}, set())
+        statics[(_name(row["class"], where), _name(row["method"], where))] = _text(row["to"], where)
     args = []
     for k, row in enumerate(data["move_and_slide_arguments"]):
         where = f"syntax.json move_and_slide_arguments {k}"
@@ -265,7 +273,8 @@ def syntax() -> Syntax:
     rpc = {_name(k, "syntax.json rpc_annotations"): _text(v, "syntax.json rpc_annotations")
            for k, v in dict(data["rpc_annotations"]).items()}
     return Syntax(_names(data["rpc_keywords"], "syntax.json rpc_keywords"), rpc, tuple(moved), tuple(props),
-                  _names(data["file_open_methods"], "syntax.json file_open_methods"), tuple(args), godot4, rules)
+                  _names(data["file_open_methods"], "syntax.json file_open_methods"), statics, tuple(args), godot4,
+                  rules)
 
 
 @cache

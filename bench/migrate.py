@@ -191,7 +191,7 @@ def main() -> int:
         print("bench/migrate.py needs ../shared/godot-data/renames_3_to_4.json for the converter-like baseline")
         return 2
     renames = json.loads(renames_path.read_text())
-    settings = Settings()
+    settings = Settings.from_env()
     pool = make_pool(settings, min_size=1, max_size=2)
     kb = knowledge_context(SimpleNamespace(settings=settings, pool=pool))
     if kb is None:

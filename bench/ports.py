@@ -111,8 +111,8 @@ def _normalised(code: str) -> str:
 
 def _side(root: Path) -> dict[str, str]:
     """The project's scripts, scenes, resources and project.godot (its autoloads); as in Godot (and the
-    product's intake), nothing under a folder holding a .gdignore."""
-    ignored = [p.parent for p in root.rglob(".gdignore")]
+    product's intake), nothing under a folder holding a .gdignore (but for the project's root)."""
+    ignored = [p.parent for p in root.rglob(".gdignore") if not (p.parent / "project.godot").is_file()]
     return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
             for p in sorted(root.rglob("*")) if p.is_file() and (p.suffix in (".gd", ".tscn", ".tres")
                                                                 or p.name == "project.godot")

@@ -62,7 +62,8 @@ def main() -> int:
         "unique_properties": sorted(set(unique)),
         "property_values": {"Node.pause_mode": {"2": "3"}},
         "scaled": [{"class": c, "old": "extents", "new": "size", "factor": 2}
-                   for c in ("RectangleShape2D", "BoxShape", "GIProbe", "ReflectionProbe")],
+                   for c in ("RectangleShape2D", "BoxShape", "GIProbe", "ReflectionProbe")]
+        + [{"class": "Control", "old": "rect_rotation", "new": "rotation", "factor": 0.017453292519943295}],
         "settings": {**{r["old"]: r["new"] for r in tables["project_settings_renames"] if r["enabled"]},
                      "physics/common/physics_fps": "physics/common/physics_ticks_per_second"},
         "setting_values": {"display/window/vsync/use_vsync": {"true": "1", "false": "0"},

@@ -116,8 +116,14 @@ def _source_file(entry: Entry, settings: Settings) -> SourceFile:
 
 
 def gdignored(entries: list[Entry]) -> list[Entry]:
-    """Entries under a folder holding a `.gdignore` are excluded, as Godot itself never imports that folder."""
-    ignored = sorted({str(PurePosixPath(e.path).parent) for e in entries if PurePosixPath(e.path).name == ".gdignore"})
+    """Entries under a folder holding a `.gdignore` are excluded, as Godot itself never imports that folder.
+
+    Godot checks the marker in the folders it scans below the project's root, never in the root itself (the
+    folder holding project.godot): a `.gdignore` there hides nothing (LE-dialogue-editor ships one).
+    """
+    roots = {str(PurePosixPath(e.path).parent) for e in entries if PurePosixPath(e.path).name == "project.godot"}
+    ignored = sorted({str(PurePosixPath(e.path).parent) for e in entries
+                      if PurePosixPath(e.path).name == ".gdignore"} - roots)
     if not ignored:
         return entries
     out = []

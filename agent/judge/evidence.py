@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agent.apiindex import V3, V4
+from agent.apiindex import V3, V4, type_in
 from agent.judge.base import JudgeInput, JudgeOutcome
 from agent.judge.citing import docs_url_for, docs_url_of, hits_mentioning, labels_for_mapping, mapping_for
 from agent.judge.facts import (AST_KINDS, CodeFacts, Finding, derived_from_index, is_gdscript, looks_like_noise,
@@ -18,7 +18,8 @@ from agent.judge.facts import (AST_KINDS, CodeFacts, Finding, derived_from_index
 from agent.judge.lexer import lex
 from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
-from agent.judge.rewrite import is_variable_test, mechanical_rewrite, rename_in, rename_signals, rewrite_fragment
+from agent.judge.rewrite import (REFUSAL, RESHAPED_CALLS, is_variable_test, mechanical_rewrite, rename_in,
+                                 rename_signals, rewrite_fragment)
 from agent.judge.snippets import close_paren, expression_at, split_args, statement_at
 from agent.judge.syntax_rules import VELOCITY_DECLARATION
 from agent.judge.templates import TemplateUse, moved_signals
@@ -104,6 +105,7 @@ class EvidenceJudge:
         placed: dict[int, str] = {}  # offset of one use (or of a by-name use's quote) -> its new member name
         uses: list[TemplateUse] = []  # `get_tree().is_network_server()` -> its Godot 4 expression (calls.json)
         gone: set[str] = set()  # removed members of a typed receiver: the rewrite must leave no use of them
+        gone_classes: set[str] = set()  # removed classes: likewise
         at: dict[int, int] = {}  # change index -> offset in the chunk: items are listed in code order
         label = "migration_required"
         signals = signal_renames(facts)
@@ -136,9 +138,12 @@ class EvidenceJudge:
                 old, new = use.old, use.new
             elif f.named_at >= 0:
                 placed[f.named_at] = _member_rename(f, target, inp) or ""
+            elif not target and (virtual := _virtual_successor(f, inp)):
+                placed[f.start] = virtual
+                old, new = f.text, virtual
             elif derived_from_index(md):  # `items.remove(0)` on an Array
                 renamed = not f.weak and (md.get("change_type") == "rename" or md.get("change_type") == "signature_change"
-                                          and _same_call(f, inp, target))
+                                          and (same_call(f, inp, target) or f.name.rsplit(".", 1)[-1] in RESHAPED_CALLS))
                 member = _member_rename(f, target, inp) if renamed else None
                 owner = re.escape(f.name.rpartition(".")[0])
                 if member:
@@ -147,6 +152,8 @@ class EvidenceJudge:
                     renames[f.name] = target  # moved, used by its class's name: OS.get_ticks_msec -> Time
                 elif md.get("change_type") == "removed" and not target and f.receiver and not f.weak:
                     gone.add(f.name.rsplit(".", 1)[-1])  # `$Tween.start()`: only if a rewrite removes every use
+                elif md.get("change_type") == "removed" and not target and "." not in f.name and not f.weak:
+                    gone_classes.add(f.name)  # `x is GDScriptFunctionState`: only if a rewrite removes every use
                 else:
                     placed[f.start] = ""  # not a rename, receiver unknown, or moved off an instance: a person
             elif f.name in signals:
@@ -196,10 +203,20 @@ class EvidenceJudge:
             label = "migration_required"
         changes = [c for _, c in sorted(enumerate(changes), key=lambda kc: (at.get(kc[0], -1), kc[0]))]
         # a moved signal, or a call whose arguments change (`ResourceSaver.save(path, res)`), needs a person
-        by_hand = any(f.signal_gone and f.signal_gone not in moved_signals() or f.name == "call_form"
-                      for f in facts.godot3_syntax)
+        # a yield on a signal renamed in place (`idle_frame` -> `process_frame`) is renamed like any signal use
+        in_place = {f.signal_gone: r for f in facts.godot3_syntax if f.signal_gone and f.rule is not None
+                    and f.rule.name == "yield" and (r := _renamed_in_place(f.signal_gone, inp.evidence)[0])}
+        signals = {**signals, **{g.rsplit(".", 1)[-1]: r for g, r in in_place.items()}}
+        by_hand = any(f.signal_gone and f.signal_gone not in moved_signals() and f.signal_gone not in in_place
+                      or f.name == "call_form" and f.edit is None for f in facts.godot3_syntax)
         edits = [f.edit for f in facts.godot3_syntax if f.edit is not None]  # `var s := max(a, b)` typed
-        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits, uses, gone) \
+        if by_hand:
+            REFUSAL.set("by hand: " + ", ".join(f.signal_gone or f.text[:40] for f in facts.godot3_syntax
+                                                 if f.signal_gone and f.signal_gone not in moved_signals()
+                                                 and f.signal_gone not in in_place
+                                                 or f.name == "call_form" and f.edit is None))
+        code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits, uses, gone,
+                                  gone_classes) \
             if facts.is_gdscript and not by_hand else None
         if shadow is not None:
             change, cited, default = shadow
@@ -393,11 +410,24 @@ def _member_rename(f: Finding, target: str | None, inp: JudgeInput) -> str | Non
     return member if member.removesuffix("()").isidentifier() else None
 
 
+def _virtual_successor(f: Finding, inp: JudgeInput) -> str | None:
+    """An override of a 3.4 virtual that 4.x names with an underscore (`func handles(object)` in an
+    EditorPlugin -> `_handles`): its new name, when the 4.x class has that virtual method."""
+    api = inp.project.api if inp.project else None
+    owner, _, member = f.name.rpartition(".")
+    if api is None or not owner or member.startswith("_") or f.start < 0 \
+            or not re.search(r"\bfunc\s+$", inp.chunk.code_text[max(0, f.start - 40):f.start]):
+        return None
+    owner4 = type_in(V4, owner)
+    found = api.all_lookup(V4, owner4, f"_{member}", ("method",))
+    return f"_{member}" if found and "virtual" in found[0].signature else None
+
+
 _PARAM = re.compile(r"(\w+)\s*:\s*(\w+)")
 _TEXT_TYPES = {"String", "StringName", "NodePath"}
 
 
-def _same_call(f: Finding, inp: JudgeInput, target: str | None) -> bool:
+def same_call(f: Finding, inp: JudgeInput, target: str | None) -> bool:
     """A signature change this call does not reach: the same member name, and its arguments mean the same in
     4.x (each one's parameter has the same name, or the first has the same type): `play("run")` on an
     AnimatedSprite2D, `move_and_collide(v)`; never `move_and_collide(v, false)` (infinite_inertia vs test_only)."""

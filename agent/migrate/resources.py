@@ -94,6 +94,8 @@ def _retype(header: str, changes: ResourceChanges) -> tuple[str, int]:
 
 
 def _scale(value: str, factor: float) -> str | None:
+    if re.fullmatch(_NUMBER, value.strip()):
+        return f"{float(value) * factor:.7g}"
     m = re.fullmatch(rf"(Vector[23])\(\s*({_NUMBER}(?:\s*,\s*{_NUMBER})*)\s*\)", value.strip())
     if not m:
         return None
@@ -107,8 +109,9 @@ def _property(key: str, section_type: str | None, changes: ResourceChanges) -> t
         if key.startswith(old) and (not classes or section_type in classes):
             key = new + key[len(old):]
             return key, 1.0
-    if section_type and (section_type, key) in changes.scaled:
-        return changes.scaled[(section_type, key)]
+    for (cls, old), scaled in changes.scaled.items():  # `rect_rotation` on any Control: degrees -> radians
+        if key == old and section_type and _is_a(section_type, [cls], changes.bases):
+            return scaled
     for new, classes in changes.properties.get(key, ()):
         if section_type and _is_a(section_type, classes, changes.bases):
             return new, 1.0

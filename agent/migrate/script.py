@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from agent.judge.base import JudgeInput
-from agent.judge.evidence import EvidenceJudge
+from agent.judge.evidence import EvidenceJudge, same_call
 from agent.judge.exact_rows import with_exact_rows
 from agent.judge.facts import CodeFacts
 from agent.judge.project import ProjectContext
@@ -112,23 +112,27 @@ def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
         plan.new = code
     elif refused:  # the run's validator refuses it too: Godot 3 API in what it would write
         plan.give_up(refused[0].split(": ", 1)[-1])
-    elif _valid_as_written(facts):
+    elif _valid_as_written(facts, inp):
         plan.new = chunk.code_text  # validated like a rewrite: on the migrated project, the receivers' new classes
     else:
         plan.todos = _item_todos(plan.items) or _finding_todos(facts)
     return plan
 
 
-def _valid_as_written(facts: CodeFacts) -> bool:
+def _valid_as_written(facts: CodeFacts, inp: JudgeInput) -> bool:
     """Only members whose class was renamed around them (`$AnimatedSprite.play()` once the scene's node is an
-    AnimatedSprite2D, `is_on_floor()` in a CharacterBody2D): the text stays, the migrated project decides."""
+    AnimatedSprite2D, `is_on_floor()` in a CharacterBody2D), a signature change included when the call does
+    not reach it: the text stays, the migrated project decides."""
     if facts.godot3_syntax or not facts.godot3_strong:
         return False
     for f in facts.godot3_strong:
         target = f.mapping.metadata.get("target_api") if f.mapping is not None else None
         md = f.mapping.metadata if f.mapping is not None else {}
         if not target or "." not in f.name or target.rsplit(".", 1)[-1] != f.name.rsplit(".", 1)[-1] \
-                or md.get("change_type") not in ("rename", None) or f.named_at >= 0:
+                or f.named_at >= 0:
+            return False
+        if md.get("change_type") not in ("rename", None) and not (
+                md.get("change_type") == "signature_change" and same_call(f, inp, target)):
             return False
     return True
 

@@ -138,3 +138,12 @@ def test_a_gdignore_folder_is_not_part_of_the_project(kb_settings, tmp_path):
     assert not files["tests/old/legacy.gd"].included
     assert files["tests/old/legacy.gd"].reason.startswith("Godot ignores this folder (.gdignore in tests/old/)")
     assert files["player.gd"].included
+
+
+def test_a_gdignore_in_the_project_root_hides_nothing(kb_settings, tmp_path):
+    """Godot reads the marker in the folders below the root only (LE-dialogue-editor ships one in its root)."""
+    _write(tmp_path, {".gdignore": "", "project.godot": PROJECT_4, "player.gd": PLAYER_4, "addons/x/.gdignore": "",
+                      "addons/x/old.gd": "extends Node\n"})
+    files = {f.path: f for f in intake_directory(tmp_path, settings=kb_settings).expansion.files}
+    assert files["player.gd"].included and files["project.godot"].included
+    assert not files["addons/x/old.gd"].included

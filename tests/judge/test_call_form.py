@@ -19,7 +19,7 @@ from tests.retrieve.helpers import find_chunk, gd_chunks
 def _index() -> ApiIndex:
     entries, classes = [], []
     for v in (V3, V4):
-        for cls, parent in (("Object", ""), ("Node", "Object"), ("Array", "")):
+        for cls, parent in (("Object", ""), ("Node", "Object"), ("Array", ""), ("UndoRedo", "Object")):
             entries.append(ApiEntry(v, cls, "", "class"))
             classes.append(ClassEntry(v, cls, parent))
         entries.append(ApiEntry(v, "Node", "add_child", "method", arg_count=2 if v == V3 else 3,
@@ -30,6 +30,9 @@ def _index() -> ApiIndex:
     entries += [
         ApiEntry(V3, "Array", "sort_custom", "method", arg_count=2, signature="sort_custom(obj: Object, func: String)"),
         ApiEntry(V4, "Array", "sort_custom", "method", arg_count=1, signature="sort_custom(func: Callable)"),
+        ApiEntry(V3, "UndoRedo", "add_do_method", "method", arg_count=2, vararg=True,
+                 signature="void add_do_method(object: Object, method: String) vararg"),
+        ApiEntry(V4, "UndoRedo", "add_do_method", "method", arg_count=1, signature="void add_do_method(callable: Callable)"),
         ApiEntry(V4, "Node", "process_mode", "property"),
         ApiEntry(V3, "Node", "pause_mode", "property"),
         ApiEntry(V4, "Node", "owner_only_in_4", "property"),
@@ -73,7 +76,23 @@ def test_an_argument_count_only_the_34_signature_takes_is_a_godot3_call_form():
     judgment = EvidenceJudge().decide(inp)
     assert judgment.version_signal == "godot3" and judgment.migration_required
     (change,) = judgment.suggested_changes
-    assert change.old == 'items.sort_custom(self, "by_name")' and "Callable" in change.new
+    assert change.old == 'items.sort_custom(self, "by_name")' and change.new == "items.sort_custom(by_name)"
+    assert judgment.suggested_code.strip().endswith("items.sort_custom(by_name)")
+
+
+def test_an_object_and_a_method_name_become_one_callable_with_its_extra_arguments_bound():
+    code = ("extends Node\n\nfunc order(items: Array, ur: UndoRedo, other: Node):\n"
+            "\titems.sort_custom(other, \"by_y\")\n\tur.add_do_method(self, \"set_x\", 3, name)\n"
+            "\tur.add_do_method(other, method_name)\n")
+    chunk, project, facts, bundle = _facts(code, "sort_custom")
+    inp = JudgeInput(prompt="is this Godot 4?", trace=split_trace(chunk, "p"), chunk=chunk, evidence=bundle,
+                     project=project)
+    inp.facts = facts
+    judgment = EvidenceJudge().decide(inp)
+    assert [c.new for c in judgment.suggested_changes] == [
+        "items.sort_custom(other.by_y)", "ur.add_do_method(set_x.bind(3, name))",
+        "ur.add_do_method(Callable(other, method_name))"]
+    assert "\tur.add_do_method(set_x.bind(3, name))\n" in judgment.suggested_code
 
 
 def test_a_call_both_signatures_take_and_an_unresolved_receiver_are_no_finding():

@@ -14,7 +14,7 @@ from agent.judge.findings.arguments import (CONTAINERS, SCALARS, arg_literal_typ
                                             param_types)
 from agent.judge.findings.common import MAX_USES_PER_RULE, CodeFacts, FindContext, Finding, MemberUse, line_of
 from agent.judge.project import ProjectContext
-from agent.judge.snippets import call_args, close_paren
+from agent.judge.snippets import call_args, close_paren, receiver_start, top_level_commas
 from agent.judge.syntax_rules import SyntaxRule
 
 
@@ -51,24 +51,75 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
             continue
         old_type, new_type = type_in(V3, receiver), type_in(V4, receiver)
         shape_3, shape_4 = f"{old_type}.{call_shape(old[0], member)}", f"{new_type}.{call_shape(new[0], member)}"
+        text, open_at = facts.lexed.text, masked.index("(", m.end())
+        edit = None
         if made_static:  # `image.create(w, h, false, f)` fills `image` in 3.4; 4.x returns a new Image
-            text = facts.lexed.text
-            target = text[masked.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
-            call = re.sub(r"\s*\n\s*", " ", text[m.start() + 1 : close_paren(masked, masked.index("(", m.end()))])
+            line_start = masked.rfind("\n", 0, m.start()) + 1
+            target = text[line_start : m.start()].strip()
+            close = close_paren(masked, open_at)
+            call = re.sub(r"\s*\n\s*", " ", text[m.start() + 1 : close])
             as_4 = f"{new_type}.{call}".replace("( ", "(").replace(" )", ")") if fits_4 else shape_4
+            if fits_4:  # `tex.create_from_image(img)` -> `tex = ImageTexture.create_from_image(img)`
+                begin = line_start + len(text[line_start:m.start()]) - len(text[line_start:m.start()].lstrip())
+                edit = (begin, close, f"{target} = {as_4}")
             rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3, new=f"{target} = {as_4}",
                               change_type="signature_change", cues=(f"{new_type}.{member}",),
                               mapping_keys=(f"{old_type}.{member}",),
                               caveat=f"Godot 4's {new_type}.{member} is static: it returns a new object")
         else:
-            rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3, new=shape_4,
-                              change_type="signature_change", cues=(member,), mapping_keys=(f"{old_type}.{member}",))
+            edit = _callable_form(text, masked, open_at, old, new)
+            begin = receiver_start(text, masked, m.start() + (masked[m.start()] == "."))
+            rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3,
+                              new=f"{text[begin:open_at].strip()}({edit[2]})" if edit else shape_4,
+                              change_type="signature_change",
+                              cues=(member,), mapping_keys=(f"{old_type}.{member}",))
         start = m.start() + masked[m.start():].index(member)
         out.append(Finding("godot3", "syntax", "call_form", facts.lexed.text[start : m.end()], line_of(masked, start),
-                           rule, start=start, receiver=old_type))
+                           rule, start=start, receiver=old_type, edit=edit))
         if len(out) == MAX_USES_PER_RULE:
             break  # every call is its own item, as for the syntax rules
     return out
+
+
+_METHOD_NAME = re.compile(r"([\"'])([A-Za-z_]\w*)\1")
+_SIMPLE_OBJECT = re.compile(r"(?:\$[\w/]+|[A-Za-z_]\w*)(?:\s*\.\s*[A-Za-z_]\w*|\(\s*\))*")
+
+
+def _callable_form(text: str, masked: str, open_at: int, old: list, new: list) -> tuple[int, int, str] | None:
+    """An (Object, method name) pair that 4.x takes as one Callable, as a typed edit of the arguments.
+
+    `items.sort_custom(self, "by_name")` -> `items.sort_custom(by_name)`, `bsearch_custom(v, obj, "f")` ->
+    `bsearch_custom(v, obj.f)`, `undo.add_do_method(node, "set_x", 3)` -> `add_do_method(node.set_x.bind(3))`:
+    the other arguments keep their places and types, a vararg's extra arguments are bound. None otherwise.
+    """
+    if len(old) != 1 or len(new) != 1:
+        return None
+    t3, t4 = param_types(old[0].signature), param_types(new[0].signature)
+    at = next((i for i in range(len(t3) - 1) if t3[i:i + 2] == ["Object", "String"] and i < len(t4)
+               and t4[i] == "Callable" and t3[:i] == t4[:i]), None)
+    close = close_paren(masked, open_at)
+    if at is None or close < 0:
+        return None
+    bounds = [open_at, *top_level_commas(masked, open_at), close - 1]
+    args = [text[a + 1:b].strip() for a, b in zip(bounds, bounds[1:])]
+    args = args if args[-1] else args[:-1]
+    if len(args) < at + 2:
+        return None
+    obj, method, rest = args[at], args[at + 1], args[at + 2:]
+    kept, extra = rest[:len(t3) - at - 2], rest[len(t3) - at - 2:]
+    if extra and "vararg" not in old[0].signature.rsplit(")", 1)[-1] or len(kept) > len(t4) - at - 1 \
+            or any(t3[at + 2 + k] != t4[at + 1 + k] for k in range(len(kept))):
+        return None  # `thread.start(self, "f", data)`: userdata has no place in 4.x's start()
+    name = _METHOD_NAME.fullmatch(text[bounds[at + 1] + 1:bounds[at + 2]].strip())
+    if name and obj == "self":
+        callable_ = name.group(2)
+    elif name and _SIMPLE_OBJECT.fullmatch(obj):
+        callable_ = f"{obj}.{name.group(2)}"
+    else:
+        callable_ = f"Callable({obj}, {method})"
+    if extra:
+        callable_ += f".bind({', '.join(extra)})"
+    return open_at + 1, close - 1, ", ".join([*args[:at], callable_, *kept])
 
 
 _STATEMENT_RECEIVER = re.compile(r"[ \t]*[a-z_]\w*(?:\s*\.\s*[a-z_]\w*)*[ \t]*")
