@@ -118,6 +118,15 @@ class Godot4Only:
 
 
 @dataclass(frozen=True)
+class TweenNode:
+    """The Tween node's interpolations and their tweeners on a created Tween; the signals that said it ended."""
+
+    interpolations: dict[str, str]
+    ends: tuple[str, ...]
+    finished: str
+
+
+@dataclass(frozen=True)
 class Syntax:
     """syntax.json: the rules' facts and the name tables of the syntax rewrites."""
 
@@ -130,6 +139,7 @@ class Syntax:
     file_statics: dict[tuple[str, str], str]
     """(Godot 3 class, method) -> the Godot 4 static call that does the same on a File/Directory never opened
     (`dir.dir_exists(p)` -> `DirAccess.dir_exists_absolute(p)`: a new Directory works from res://)."""
+    tween_node: TweenNode
     move_and_slide_arguments: tuple[Argument, ...]
     godot4_only: Godot4Only
     rules: tuple[RuleFacts, ...]
@@ -238,7 +248,7 @@ def _rule_facts(row: object, where: str) -> RuleFacts:
 def syntax() -> Syntax:
     """syntax.json."""
     data = _fields(_read("syntax.json"), "syntax.json",
-                   {"rpc_keywords", "moved", "os_window_properties", "file_open_methods", "file_statics",
+                   {"rpc_keywords", "moved", "os_window_properties", "file_open_methods", "file_statics", "tween_node",
                     "move_and_slide_arguments", "godot4_only", "rules", "rpc_annotations"}, {"about"})
     moved = []
     for k, row in enumerate(data["moved"]):
@@ -256,6 +266,11 @@ def syntax() -> Syntax:
         where = f"syntax.json file_statics {k}"
         row = _fields(row, where, {"class", "method", "to"}, set())
         statics[(_name(row["class"], where), _name(row["method"], where))] = _text(row["to"], where)
+    tween = _fields(data["tween_node"], "syntax.json tween_node", {"interpolations", "ends", "finished"}, set())
+    tween_node = TweenNode({_name(k, "syntax.json tween_node"): _name(v, "syntax.json tween_node")
+                            for k, v in dict(tween["interpolations"]).items()},
+                           _names(tween["ends"], "syntax.json tween_node ends"),
+                           _name(tween["finished"], "syntax.json tween_node"))
     args = []
     for k, row in enumerate(data["move_and_slide_arguments"]):
         where = f"syntax.json move_and_slide_arguments {k}"
@@ -273,8 +288,8 @@ def syntax() -> Syntax:
     rpc = {_name(k, "syntax.json rpc_annotations"): _text(v, "syntax.json rpc_annotations")
            for k, v in dict(data["rpc_annotations"]).items()}
     return Syntax(_names(data["rpc_keywords"], "syntax.json rpc_keywords"), rpc, tuple(moved), tuple(props),
-                  _names(data["file_open_methods"], "syntax.json file_open_methods"), statics, tuple(args), godot4,
-                  rules)
+                  _names(data["file_open_methods"], "syntax.json file_open_methods"), statics, tween_node, tuple(args),
+                  godot4, rules)
 
 
 @cache

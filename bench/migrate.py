@@ -18,13 +18,15 @@ between the two sides) and over every file, it reports for each:
 - `introduced`: of the Godot 4 API names the maintainers' port introduced into a changed function (names
   the 4.x API index defines and the Godot 3 function did not hold), the share the migration introduced too;
 - `todos`, `unparsable` (files with more tree-sitter errors than before), `idempotent` (a second migration
-  changes nothing; engine only) and seconds per 1,000 lines.
+  changes nothing; engine only) and seconds per 1,000 lines;
+- `why`: the reasons the flagged functions left with a TODO carry (`MigrationHunk.why`), counted, so the next
+  pattern to teach the engine is the one that leaves the most functions behind.
 
     GODOT_RAG_HOME=.godot_rag_home .venv/bin/python bench/migrate.py /work/ports [--only NAME ...]
-        [--godot3-only DIR] [--godot4-only DIR] [--out F.json]
+        [--godot3-only DIR ...] [--godot4-only DIR ...] [--out F.json]
 
-`--godot3-only DIR`: Godot 3 projects by others, each migrated whole (flagged and complete, TODOs, leftovers,
-files that no longer parse, idempotence); `--godot4-only DIR`: Godot 4 projects by others, the negative control
+`--godot3-only DIR ...`: Godot 3 projects by others, each migrated whole (flagged and complete, TODOs, leftovers,
+files that no longer parse, idempotence); `--godot4-only DIR ...`: Godot 4 projects by others, the negative control
 (the files the migration would change: none should be).
 
 The knowledge base is the one of GODOT_RAG_HOME (its API index and mapping rows; no embeddings are loaded).
@@ -37,6 +39,7 @@ import json
 import re
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -105,6 +108,18 @@ def _migrated_twice(files: dict[str, str], kb):
     return lines, migration, seconds, out, migrate_files(out, kb)
 
 
+def _why(migration) -> dict[str, int]:
+    """Why flagged functions were left with a TODO: the hunks' reasons, counted."""
+    return dict(Counter(h.why or "?" for f in migration.files for h in f.hunks if h.status == "todo"))
+
+
+def _print_why(results: dict, label: str, top: int = 12) -> None:
+    why = sum((Counter(r["why"]) for r in results.values()), Counter())
+    print(f"{label} why functions kept a TODO (top {top} of {len(why)} reasons, {sum(why.values())} functions):")
+    for reason, n in why.most_common(top):
+        print(f"  {n:5d}  {reason[:110]}")
+
+
 def run_project(project: Path, kb, renames: dict) -> dict:
     g3, g4 = _side(project / "g3"), _side(project / "g4")
     pairs = json.loads((project / "pairs.json").read_text()) if (project / "pairs.json").is_file() else []
@@ -114,7 +129,7 @@ def run_project(project: Path, kb, renames: dict) -> dict:
     conv_s = time.perf_counter() - t0
     api = kb.api
     res = {"lines": lines, "engine_s": engine_s, "converter_s": conv_s,
-           "flagged": migration.summary.flagged, "complete": migration.summary.complete,
+           "flagged": migration.summary.flagged, "complete": migration.summary.complete, "why": _why(migration),
            "idempotent": not any(f.migrated is not None for f in again.files),
            "failures": [x for f in migration.files for x in f.failures]}
     for name, side in (("engine", engine), ("converter", conv)):
@@ -149,7 +164,7 @@ def run_other(project: Path, kb) -> dict:
     lines, migration, seconds, out, again = _migrated_twice(files, kb)
     judged = _judge_side(out, kb)
     return {"lines": lines, "engine_s": seconds, "flagged": migration.summary.flagged,
-            "complete": migration.summary.complete, "todos": migration.summary.todos,
+            "complete": migration.summary.complete, "todos": migration.summary.todos, "why": _why(migration),
             "scripts_changed": sum(1 for f in migration.files if f.kind == "gdscript" and f.migrated is not None),
             "other_files_changed": sum(1 for f in migration.files if f.kind != "gdscript" and f.migrated is not None),
             "leftovers": sum(n for n, todo in judged.values() if not todo),
@@ -159,9 +174,9 @@ def run_other(project: Path, kb) -> dict:
             "failures": [x for f in migration.files for x in f.failures]}
 
 
-def _others(root: Path, kb, label: str) -> dict:
+def _others(roots: list[Path], kb, label: str) -> dict:
     results = {}
-    for project in sorted(p for p in root.iterdir() if p.is_dir()):
+    for project in sorted((p for root in roots for p in root.iterdir() if p.is_dir()), key=lambda p: p.name):
         results[project.name] = r = run_other(project, kb)
         print(f"{label} {project.name:45s} complete {r['complete']}/{r['flagged']}  scripts changed "
               f"{r['scripts_changed']}  other files {r['other_files_changed']}  TODOs {r['todos']}  leftovers "
@@ -174,6 +189,9 @@ def _others(root: Path, kb, label: str) -> dict:
               f"other files changed {tot['other_files_changed']}, TODOs {tot['todos']}, leftovers outside TODOs "
               f"{tot['leftovers']}, unparsable {sum(len(r['unparsable']) for r in results.values())}, idempotent "
               f"{sum(r['idempotent'] for r in results.values())}/{len(results)}")
+        if tot["flagged"]:
+            print(f"{label} complete share: {100 * tot['complete'] / tot['flagged']:.1f}%")
+            _print_why(results, label)
     return results
 
 
@@ -182,9 +200,10 @@ def main() -> int:
     ap.add_argument("dirs", nargs="+", type=Path)
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--godot3-only", type=Path, default=None, help="Godot 3 projects by others (DIR/<project>/**)")
-    ap.add_argument("--godot4-only", type=Path, default=None,
-                    help="Godot 4 projects by others: the migration should change none of their files")
+    ap.add_argument("--godot3-only", type=Path, nargs="*", default=[],
+                    help="folders of Godot 3 projects by others (DIR/<project>/**)")
+    ap.add_argument("--godot4-only", type=Path, nargs="*", default=[],
+                    help="folders of Godot 4 projects by others: the migration should change none of their files")
     args = ap.parse_args()
     renames_path = default_renames_file()
     if renames_path is None:
@@ -198,10 +217,10 @@ def main() -> int:
         print("the knowledge base has no API index: run `godot-rag ingest` first")
         return 2
     print("dev sources:")
-    for s in dev_sources(args.dirs, [d for d in (args.godot3_only, args.godot4_only) if d]):
+    for s in dev_sources(args.dirs, [*args.godot3_only, *args.godot4_only]):
         print("  " + "  ".join(f"{k}={v}" for k, v in s.items()))
-    others = {"godot3": _others(args.godot3_only, kb, "g3-by-others") if args.godot3_only else {},
-              "godot4": _others(args.godot4_only, kb, "g4-by-others") if args.godot4_only else {}}
+    others = {"godot3": _others(args.godot3_only, kb, "g3-by-others"),
+              "godot4": _others(args.godot4_only, kb, "g4-by-others")}
     results = {}
     for d in args.dirs:
         for project in sorted(p for p in d.iterdir() if (p / "g3").is_dir()):
@@ -232,6 +251,7 @@ def main() -> int:
           f"converter-like {1000 * tot['converter_s'] / max(1, tot['lines']):.3f} s; idempotent "
           f"{sum(r['idempotent'] for r in results.values())}/{len(results)} projects; fallbacks "
           f"{sum(len(r['failures']) for r in results.values())}")
+    _print_why(results, "ports")
     if args.out:
         args.out.write_text(json.dumps({"ports": results, "others": others}, indent=1))
     return 0

@@ -141,6 +141,8 @@ class EvidenceJudge:
             elif not target and (virtual := _virtual_successor(f, inp)):
                 placed[f.start] = virtual
                 old, new = f.text, virtual
+            elif f.weak and _a_script_member(f, inp):
+                pass  # `$Move.speed` where a script of the project declares `speed`: a guess, listed, never rewritten
             elif derived_from_index(md):  # `items.remove(0)` on an Array
                 renamed = not f.weak and (md.get("change_type") == "rename" or md.get("change_type") == "signature_change"
                                           and (same_call(f, inp, target) or f.name.rsplit(".", 1)[-1] in RESHAPED_CALLS))
@@ -150,7 +152,7 @@ class EvidenceJudge:
                     placed[f.start] = member
                 elif renamed and target and re.search(rf"\b{owner}\s*\.\s*$", inp.chunk.code_text[: f.start]):
                     renames[f.name] = target  # moved, used by its class's name: OS.get_ticks_msec -> Time
-                elif md.get("change_type") == "removed" and not target and f.receiver and not f.weak:
+                elif md.get("change_type") == "removed" and not target and "." in f.name:
                     gone.add(f.name.rsplit(".", 1)[-1])  # `$Tween.start()`: only if a rewrite removes every use
                 elif md.get("change_type") == "removed" and not target and "." not in f.name and not f.weak:
                     gone_classes.add(f.name)  # `x is GDScriptFunctionState`: only if a rewrite removes every use
@@ -207,16 +209,23 @@ class EvidenceJudge:
         in_place = {f.signal_gone: r for f in facts.godot3_syntax if f.signal_gone and f.rule is not None
                     and f.rule.name == "yield" and (r := _renamed_in_place(f.signal_gone, inp.evidence)[0])}
         signals = {**signals, **{g.rsplit(".", 1)[-1]: r for g, r in in_place.items()}}
+        # the Tween node's end (`yield($Tween, "tween_all_completed")`): the created Tween's `finished`, when the
+        # function's interpolations become one create_tween() (else the signal stays and the rewrite is refused)
+        tween_ends = {f.signal_gone for f in facts.godot3_syntax if f.signal_gone and f.rule is not None
+                      and f.rule.name == "yield" and f.signal_gone.rsplit(".", 1)[0] == "Tween"}
+        gone |= {t.rsplit(".", 1)[-1] for t in tween_ends}
         by_hand = any(f.signal_gone and f.signal_gone not in moved_signals() and f.signal_gone not in in_place
-                      or f.name == "call_form" and f.edit is None for f in facts.godot3_syntax)
+                      and f.signal_gone not in tween_ends or f.name == "call_form" and f.edit is None
+                      for f in facts.godot3_syntax)
         edits = [f.edit for f in facts.godot3_syntax if f.edit is not None]  # `var s := max(a, b)` typed
         if by_hand:
             REFUSAL.set("by hand: " + ", ".join(f.signal_gone or f.text[:40] for f in facts.godot3_syntax
                                                  if f.signal_gone and f.signal_gone not in moved_signals()
-                                                 and f.signal_gone not in in_place
+                                                 and f.signal_gone not in in_place and f.signal_gone not in tween_ends
                                                  or f.name == "call_form" and f.edit is None))
+        taken = facts.declared | (inp.project.declared.get(inp.chunk.source_file, frozenset()) if inp.project else set())
         code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits, uses, gone,
-                                  gone_classes) \
+                                  gone_classes, taken) \
             if facts.is_gdscript and not by_hand else None
         if shadow is not None:
             change, cited, default = shadow
@@ -408,6 +417,14 @@ def _member_rename(f: Finding, target: str | None, inp: JudgeInput) -> str | Non
         return None
     # a read-only property's getter: `col.collider` -> `col.get_collider()`
     return member if member.removesuffix("()").isidentifier() else None
+
+
+def _a_script_member(f: Finding, inp: JudgeInput) -> bool:
+    """Whether a script of the project declares the member a receiver nobody resolved names: then the receiver is
+    most likely that script's object, not the engine class a name table guessed."""
+    declared = inp.project.declared if inp.project else {}
+    member = f.name.rsplit(".", 1)[-1]
+    return any(member in names for names in declared.values())
 
 
 def _virtual_successor(f: Finding, inp: JudgeInput) -> str | None:

@@ -32,7 +32,10 @@ _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')
 _INNER_CLASS = re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M)
 _MEMBER_VAR = re.compile(r"^(?:(?:@\w+(?:\([^)\n]*\))?|onready|export(?:\([^)\n]*\))?)[ \t]+)*var[ \t][^\n]*", re.M)
 """A script-level `var` line (column 0, with its annotations or Godot 3 keywords)."""
-_DECLARES = re.compile(r"^\s*(?:static\s+)?(?:func|var|const|signal|enum|class)\s+([A-Za-z_]\w*)", re.M)
+_DECLARES = re.compile(r"^\s*(?:(?:static|onready|remote|master|puppet|remotesync|mastersync|puppetsync)\s+"
+                       r"|export\b(?:\s*\([^)\n]*\))?\s*|@\w+(?:\([^)\n]*\))?\s+)*"
+                       r"(?:func|var|const|signal|enum|class)\s+([A-Za-z_]\w*)", re.M)
+"""A script's own names, Godot 3's `onready var`/`export(int) var` and Godot 4's `@onready var` included."""
 _ENUM_BODY = re.compile(r"^\s*enum\s*\w*\s*\{([^}]*)\}", re.M)
 _ENUM_VALUE = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)")
 _AUTOLOAD = re.compile(r"^\[autoload\]\s*$(.*?)(?=^\[|\Z)", re.M | re.S)

@@ -139,7 +139,8 @@ def _rewrite_init_super(code: str) -> str:
     return code
 
 
-def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = frozenset()) -> str:
+def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = frozenset(),
+                   taken: set[str] = frozenset()) -> str:
     code = _sub_in_code(code, re.compile(r"^([ \t]*)export(\s*\(([^)\n]*)\))?\s+var\s+([A-Za-z_]\w*)"
                                          r"([ \t]*:[ \t]*[A-Za-z_][\w.\[\]]*)?([ \t]*:=)?", re.M), _export)
     code = _sub_in_code(code, re.compile(r"^([ \t]*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
@@ -158,6 +159,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = 
     code = _hoist_icon(code)
     code = _rewrite_thread_start(code)
     code = _rewrite_file_new(code)
+    code = _rewrite_tween_groups(code, declared | taken)
     code = _rewrite_tween(code)
     code = _rewrite_os_window(code)
     code = _rewrite_is_variable(code)
@@ -416,6 +418,95 @@ def _property_path(literal: str) -> str:
     return f"{m.group(1)}{new}{m.group(3)}{m.group(1)}"
 
 
+_TWEEN = changes.syntax().tween_node
+_TWEEN_CALL = re.compile(r"^([ \t]*)((?:\$[\w/]+|%\w+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*))\s*\.\s*"
+                         rf"({changes.alternation(_TWEEN.interpolations)})\s*\(", re.M)
+
+
+def _tweener(kind: str, args: list[str], tween: str) -> str | None:
+    """One Tween node interpolation as the created Tween's tweener (None: an argument list it never took)."""
+    trans_ease_delay = ("set_trans", "set_ease", "set_delay")
+    tweener = _TWEEN.interpolations[kind]
+    if kind.endswith("property") and 5 <= len(args) <= 8:  # (object, property, from, to, duration, ...)
+        obj, prop, start, final, dur, *rest = args
+        head = f"{tween}.{tweener}({obj}, {_property_path(prop)}, {final}, {dur}).from({start})"
+    elif kind.endswith("method") and 5 <= len(args) <= 8:  # (object, method, from, to, duration, ...)
+        obj, method, start, final, dur, *rest = args
+        head = f"{tween}.{tweener}({_callable(obj, method)}, {start}, {final}, {dur})"
+    elif kind.endswith("callback") and 3 <= len(args) <= 8:  # (object, duration, method, arguments...)
+        obj, dur, method, *bound = args
+        bound_args = f".bind({', '.join(bound)})" if bound else ""
+        return f"{tween}.{tweener}({_callable(obj, method)}{bound_args}).set_delay({dur})"
+    else:
+        return None
+    return head + "".join(f".{m}({v})" for m, v in zip(trans_ease_delay, rest))
+
+
+def _callable(obj: str, method: str) -> str:
+    name = re.fullmatch(r"([\"'])([A-Za-z_]\w*)\1", method.strip())
+    if name and obj.strip() == "self":
+        return name.group(2)
+    if name and re.fullmatch(r"\$?[\w/.]+", obj.strip()):
+        return f"{obj.strip()}.{name.group(2)}"
+    return f"Callable({obj}, {method})"
+
+
+def _rewrite_tween_groups(code: str, declared: set[str] = frozenset()) -> str:
+    """A Tween node's interpolations, its `start()` and the awaits on its end, in one block of one function ->
+    one `create_tween()` (parallel, as the node ran them), its tweeners, and `await tween.finished`.
+
+    Only when the function does nothing else with the node (`is_active()`, `stop_all()` in the same code
+    leave the calls to `_rewrite_tween` and the judge, which keeps them for a person).
+    """
+    lexed = lex(code)
+    view, masked = lexed.no_comments, lexed.masked
+    for recv in dict.fromkeys(m.group(2) for m in _TWEEN_CALL.finditer(view)):
+        uses = list(re.finditer(rf"(?<![\w.$%/]){re.escape(recv)}(?![\w/])\s*(?:\.\s*(\w+))?", view))
+        calls = [m for m in _TWEEN_CALL.finditer(view) if m.group(2) == recv]
+        indent = calls[0].group(1)
+        done = [u for u in uses if u.group(1) in _TWEEN.ends]
+        starts = [u for u in uses if u.group(1) == "start"]
+        if not starts or any(u.group(1) not in (*_TWEEN.interpolations, "start", *_TWEEN.ends) for u in uses) \
+                or any(c.group(1) != indent for c in calls) or len(done) > 1 \
+                or done and (done[0].group(1) != _TWEEN.ends[0] and len(calls) > 1
+                             or not re.search(r"\bawait\s+$", view[view.rfind("\n", 0, done[0].start()) + 1:done[0].start()])):
+            continue
+        first = view.rfind("\n", 0, calls[0].start()) + 1
+        last = max(u.end() for u in uses)
+        block = view[first:view.find("\n", last) if "\n" in view[last:] else len(view)]
+        if any(ln.strip() and len(ln) - len(ln.lstrip()) < len(indent) for ln in block.split("\n")):
+            continue  # the node's uses leave the block the first interpolation is in
+        tween = "tween" if "tween" not in declared and not re.search(r"(?<![\w.$%])tween\b", masked) else "created_tween"
+        if tween in declared or re.search(rf"(?<![\w.$%]){tween}\b", masked):
+            continue
+        edits: list[tuple[int, int, str]] = []
+        for c in calls:
+            close = close_paren(masked, c.end() - 1)
+            if close < 0 or masked[close:masked.find("\n", close) if "\n" in masked[close:] else len(masked)].strip():
+                break
+            args = split_args(code[c.end():close - 1], masked[c.end():close - 1])
+            new = _tweener(c.group(3), args, tween)
+            if new is None:
+                break
+            edits.append((c.start() + len(indent), close, new))
+        else:
+            for u in starts:
+                line_start = view.rfind("\n", 0, u.start()) + 1
+                line_end = view.find("\n", u.end())
+                line_end = len(view) if line_end < 0 else line_end
+                if view[line_start:u.start()].strip() or not re.fullmatch(r"\s*\(\s*\)\s*", view[u.end():line_end]):
+                    break
+                edits.append((line_start if line_end < len(view) else line_start - 1, line_end + 1, ""))
+            else:
+                edits += [(u.start(), u.end(), f"{tween}.{_TWEEN.finished}") for u in done]
+                parallel = ".set_parallel(true)" if len(calls) > 1 else ""
+                edits.append((first, first, f"{indent}var {tween} := create_tween(){parallel}\n"))
+                for a, b, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+                    code = code[:a] + new + code[b:]
+                return _rewrite_tween_groups(code, declared)  # the next node's group, on the new text
+    return code
+
+
 def _rewrite_tween(code: str) -> str:
     """Tween node `interpolate_property(obj, prop, from, to, t[, trans, ease, delay])` -> `create_tween().tween_property()`."""
     done = []
@@ -652,7 +743,8 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
                        placed: dict[int, str] | None = None,
                        signals: Mapping[str, str] | None = None,
                        edits: Sequence[tuple[int, int, str]] = (), uses: Sequence = (),
-                       gone: set[str] = frozenset(), gone_classes: set[str] = frozenset()) -> str | None:
+                       gone: set[str] = frozenset(), gone_classes: set[str] = frozenset(),
+                       taken: set[str] = frozenset()) -> str | None:
     """The Godot 4 form of `code`, or None when the migration is not purely mechanical.
 
     `placed` renames single uses: the offset of a member's name (a use on a resolved receiver,
@@ -662,6 +754,8 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
     of a renamed member's old name left behind. `signals` are signal renames (`hide` -> `hidden`),
     applied to the rewritten signal uses only. `edits` are typed edits (start, end, replacement) of `code`
     (`var s := max(a, b)` -> `var s: float = max(a, b)`), applied with the placed renames, last first.
+    `gone`/`gone_classes`: removed members/classes no use of which may stay; `taken`: the script's names, which
+    a new local (`var tween := create_tween()`) must not shadow.
     """
     source = code
     replaced: set[str] = set()  # members renamed in place: none of their uses may stay behind
@@ -700,7 +794,7 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
         shifts.append((at, len(member) - name.end()))
         code = code[:at] + member + code[at + name.end():]
     try:
-        new = _rewrite_lines(code, declared=declared)
+        new = _rewrite_lines(code, declared=declared, taken=taken)
     except _NotMechanical as e:
         return _refuse(str(e) or "a line rule is not mechanical")
     new = rename_signals(new, signals or {})

@@ -43,6 +43,8 @@ class MigrationHunk(_Model):
     status: Literal["migrated", "todo"]
     items: list[SuggestedChange] = Field(default_factory=list)
     evidence_ids: list[str] = Field(default_factory=list)
+    why: str | None = None
+    """For a `todo` hunk: why no complete Godot 4 form was written (`a removed member left: is_active`)."""
 
 
 class FileMigration(_Model):

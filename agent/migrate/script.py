@@ -20,6 +20,7 @@ from agent.judge.exact_rows import with_exact_rows
 from agent.judge.facts import CodeFacts
 from agent.judge.project import ProjectContext
 from agent.judge.recommend import recommendation_failures
+from agent.judge.rewrite import REFUSAL
 from agent.migrate.model import TODO_TAG, FileMigration, MigrationHunk, MigrationTodo
 from agent.models import Chunk, EvidenceBundle, Judgment, SourceFile, SuggestedChange
 from agent.parse import chunk_file
@@ -65,10 +66,12 @@ class ChunkPlan:
     evidence_ids: list[str] = field(default_factory=list)
     flagged: bool = False
     failure: str = ""
+    why: str = ""
+    """Why no complete Godot 4 form was written (the rewrite's refusal, or the validation's failure)."""
 
     def give_up(self, why: str) -> None:
         """Back to the original lines, with a TODO that says why (and the items it could not write)."""
-        self.failure = why
+        self.failure = self.why = why
         self.new = None
         self.todos = [(f"the Godot 4 rewrite was not kept: {why}", None)] + (self.todos or _item_todos(self.items))
 
@@ -101,6 +104,7 @@ def _finding_todos(facts: CodeFacts) -> list[tuple[str, str | None]]:
 def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
     """Judge one chunk and plan its migration: the rewrite when it is mechanical, else TODOs."""
     inp = _input(chunk, ctx)
+    REFUSAL.set("")
     judgment, facts = _JUDGE.decide(inp), inp.facts
     if not needs_migration(facts):
         return ChunkPlan(chunk)
@@ -116,6 +120,7 @@ def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
         plan.new = chunk.code_text  # validated like a rewrite: on the migrated project, the receivers' new classes
     else:
         plan.todos = _item_todos(plan.items) or _finding_todos(facts)
+        plan.why = REFUSAL.get() or "not every change has a mechanical Godot 4 form"
     return plan
 
 
@@ -263,7 +268,7 @@ def file_migration(path: str, original: str, plans: list[ChunkPlan], composed: C
                                    new_start_line=_line_of(composed.text, a),
                                    new_end_line=_line_of(composed.text, max(a, b - 1)), name=c.name,
                                    status="migrated" if plan.new is not None and not plan.todos else "todo",
-                                   items=plan.items, evidence_ids=plan.evidence_ids))
+                                   items=plan.items, evidence_ids=plan.evidence_ids, why=plan.why or None))
     flagged = [p for p in plans if p.flagged]
     changed = composed.text != original
     return FileMigration(

@@ -46,7 +46,7 @@ def test_setget_export_hints_rpc_and_super_calls():
     assert mechanical_rewrite("func f(x):\n\treturn .f(x) + 1\n", {}, set()) == "func f(x):\n\treturn super.f(x) + 1\n"
     tween = 'func f():\n\t$Tween.interpolate_property(box, "rect_position", a, b, 0.3)\n\t$Tween.start()\n'
     assert mechanical_rewrite(tween, {}, set()) == \
-        'func f():\n\tcreate_tween().tween_property(box, "position", b, 0.3).from(a)\n'  # the property path too
+        'func f():\n\tvar tween := create_tween()\n\ttween.tween_property(box, "position", b, 0.3).from(a)\n'  # its path too
 
 
 def test_string_disconnect_and_connect_with_binds():

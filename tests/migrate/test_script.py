@@ -180,6 +180,13 @@ REWRITES = [
      "\tv = owner.move_and_slide_with_snap(v, Vector2.DOWN * 8, Vector2.UP)\n",
      ["\towner.velocity = v\n\towner.floor_snap_length = (Vector2.DOWN * 8).length()\n\towner.up_direction = Vector2.UP\n"
       "\towner.move_and_slide()\n\tv = owner.velocity\n"]),
+    ("tween node", 'extends Node2D\n\nonready var tween = $Tween\n\nfunc fade():\n'
+     '\t$Tween.interpolate_property(self, "modulate", Color(1, 1, 1, 1), Color(1, 1, 1, 0), 0.5)\n'
+     '\t$Tween.interpolate_callback(self, 0.5, "queue_free")\n\t$Tween.start()\n'
+     '\tyield($Tween, "tween_all_completed")\n\tprint("gone")\n',
+     ["\tvar created_tween := create_tween().set_parallel(true)\n"
+      '\tcreated_tween.tween_property(self, "modulate", Color(1, 1, 1, 0), 0.5).from(Color(1, 1, 1, 1))\n'
+      "\tcreated_tween.tween_callback(queue_free).set_delay(0.5)\n\tawait created_tween.finished\n"]),
 ]
 
 
