@@ -127,6 +127,19 @@ class TweenNode:
 
 
 @dataclass(frozen=True)
+class JsonParse:
+    """Godot 3's `JSON.parse(text)` (a JSONParseResult) and its Godot 4 forms: `JSON.parse_string(text)` for the
+    result alone, else a JSON object whose `parse()` returns the error and whose members say the rest."""
+
+    cls: str
+    parse: str
+    parse_string: str
+    error: str
+    members: dict[str, str]
+    """JSONParseResult member -> the JSON object's (`result` -> `data`, `error_line` -> `get_error_line()`)."""
+
+
+@dataclass(frozen=True)
 class Syntax:
     """syntax.json: the rules' facts and the name tables of the syntax rewrites."""
 
@@ -140,6 +153,7 @@ class Syntax:
     """(Godot 3 class, method) -> the Godot 4 static call that does the same on a File/Directory never opened
     (`dir.dir_exists(p)` -> `DirAccess.dir_exists_absolute(p)`: a new Directory works from res://)."""
     tween_node: TweenNode
+    json_parse: JsonParse
     move_and_slide_arguments: tuple[Argument, ...]
     godot4_only: Godot4Only
     rules: tuple[RuleFacts, ...]
@@ -249,7 +263,7 @@ def syntax() -> Syntax:
     """syntax.json."""
     data = _fields(_read("syntax.json"), "syntax.json",
                    {"rpc_keywords", "moved", "os_window_properties", "file_open_methods", "file_statics", "tween_node",
-                    "move_and_slide_arguments", "godot4_only", "rules", "rpc_annotations"}, {"about"})
+                    "json_parse", "move_and_slide_arguments", "godot4_only", "rules", "rpc_annotations"}, {"about"})
     moved = []
     for k, row in enumerate(data["moved"]):
         where = f"syntax.json moved {k}"
@@ -271,6 +285,11 @@ def syntax() -> Syntax:
                             for k, v in dict(tween["interpolations"]).items()},
                            _names(tween["ends"], "syntax.json tween_node ends"),
                            _name(tween["finished"], "syntax.json tween_node"))
+    js = _fields(data["json_parse"], "syntax.json json_parse", {"class", "parse", "parse_string", "error", "members"},
+                 set())
+    json_parse = JsonParse(*(_name(js[k], "syntax.json json_parse") for k in ("class", "parse", "parse_string", "error")),
+                           {_name(k, "syntax.json json_parse"): _text(v, "syntax.json json_parse")
+                            for k, v in dict(js["members"]).items()})
     args = []
     for k, row in enumerate(data["move_and_slide_arguments"]):
         where = f"syntax.json move_and_slide_arguments {k}"
@@ -288,8 +307,8 @@ def syntax() -> Syntax:
     rpc = {_name(k, "syntax.json rpc_annotations"): _text(v, "syntax.json rpc_annotations")
            for k, v in dict(data["rpc_annotations"]).items()}
     return Syntax(_names(data["rpc_keywords"], "syntax.json rpc_keywords"), rpc, tuple(moved), tuple(props),
-                  _names(data["file_open_methods"], "syntax.json file_open_methods"), statics, tween_node, tuple(args),
-                  godot4, rules)
+                  _names(data["file_open_methods"], "syntax.json file_open_methods"), statics, tween_node, json_parse,
+                  tuple(args), godot4, rules)
 
 
 @cache

@@ -159,6 +159,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = 
     code = _hoist_icon(code)
     code = _rewrite_thread_start(code)
     code = _rewrite_file_new(code)
+    code = _rewrite_json_parse(code, declared | taken)
     code = _rewrite_tween_groups(code, declared | taken)
     code = _rewrite_tween(code)
     code = _rewrite_os_window(code)
@@ -668,6 +669,52 @@ def _rewrite_file_new(code: str) -> str:
         if members:
             code = _sub_in_code(code, re.compile(rf"\b{cls}\s*\.\s*({changes.alternation(members)})\b"),
                                 lambda m, o, members=members: members[m.group(1)])
+    return code
+
+
+_JSON = changes.syntax().json_parse
+_JSON_PARSE = re.compile(rf"(?<![\w.$%]){_JSON.cls}\s*\.\s*{_JSON.parse}\s*\(")
+
+
+def _rewrite_json_parse(code: str, taken: set[str] = frozenset()) -> str:
+    """`JSON.parse(t).result` -> `JSON.parse_string(t)`; `var r = JSON.parse(t)` read through `r.result`,
+    `r.error`, `r.error_string`, `r.error_line` -> `var r = JSON.new()`, `var r_error = r.parse(t)` and `r.data`,
+    `r_error`, `r.get_error_message()`, `r.get_error_line()` (Godot 4's parse() returns the error)."""
+    masked = lex(code).masked
+    for m in list(_JSON_PARSE.finditer(masked))[::-1]:
+        close = close_paren(masked, m.end() - 1)
+        if close < 0:
+            continue
+        result = re.compile(r"\s*\.\s*result\b").match(masked, close)
+        if result:
+            code = code[:m.start()] + f"{_JSON.cls}.{_JSON.parse_string}" + code[m.end() - 1:close] + code[result.end():]
+            masked = lex(code).masked
+            continue
+        line_start = masked.rfind("\n", 0, m.start()) + 1
+        decl = re.compile(r"([ \t]*)var[ \t]+([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w*[ \t]*)?=[ \t]*$").match(
+            masked[:m.start()], line_start)
+        line_end = masked.find("\n", close)
+        line_end = len(masked) if line_end < 0 else line_end
+        if decl is None or masked[close:line_end].strip():
+            raise _NotMechanical("JSON.parse() result not held by a variable of its own")
+        indent, name = decl.group(1), decl.group(2)
+        rest = masked[line_end:]
+        uses = list(re.finditer(rf"(?<![\w.$%]){re.escape(name)}\b(\s*\.\s*(\w+))?", rest))
+        if any(u.group(2) not in (*_JSON.members, _JSON.error) for u in uses):
+            raise _NotMechanical(f"JSON.parse() result {name} used beyond its members")
+        error = f"{name}_{_JSON.error}"
+        if error in taken or re.search(rf"(?<![\w.$%]){error}\b", masked):
+            raise _NotMechanical(f"JSON.parse() error name {error} taken")
+        tail = code[line_end:]
+        for u in uses[::-1]:
+            member = u.group(2)
+            new = error if member == _JSON.error else f"{name}.{_JSON.members[member]}"
+            tail = tail[:u.start()] + new + tail[u.end():]
+        reads_error = any(u.group(2) == _JSON.error for u in uses)
+        parse = f"{name}.{_JSON.parse}{code[m.end() - 1:close]}"
+        code = (code[:line_start] + f"{indent}var {name} = {_JSON.cls}.new()\n{indent}"
+                + (f"var {error} = {parse}" if reads_error else parse) + tail)
+        masked = lex(code).masked
     return code
 
 

@@ -19,7 +19,8 @@ from tests.retrieve.helpers import find_chunk, gd_chunks
 def _index() -> ApiIndex:
     entries, classes = [], []
     for v in (V3, V4):
-        for cls, parent in (("Object", ""), ("Node", "Object"), ("Array", ""), ("UndoRedo", "Object")):
+        for cls, parent in (("Object", ""), ("Node", "Object"), ("Array", ""), ("UndoRedo", "Object"),
+                            ("ResourceSaver", "Object"), ("Resource", "Object")):
             entries.append(ApiEntry(v, cls, "", "class"))
             classes.append(ClassEntry(v, cls, parent))
         entries.append(ApiEntry(v, "Node", "add_child", "method", arg_count=2 if v == V3 else 3,
@@ -33,6 +34,10 @@ def _index() -> ApiIndex:
         ApiEntry(V3, "UndoRedo", "add_do_method", "method", arg_count=2, vararg=True,
                  signature="void add_do_method(object: Object, method: String) vararg"),
         ApiEntry(V4, "UndoRedo", "add_do_method", "method", arg_count=1, signature="void add_do_method(callable: Callable)"),
+        ApiEntry(V3, "ResourceSaver", "save", "method", arg_count=3, default_count=1,
+                 signature="int save(path: String, resource: Resource, flags: int = 0)"),
+        ApiEntry(V4, "ResourceSaver", "save", "method", arg_count=3, default_count=2,
+                 signature='Error save(resource: Resource, path: String = "", flags: BitField[SaverFlags] = 0)'),
         ApiEntry(V4, "Node", "process_mode", "property"),
         ApiEntry(V3, "Node", "pause_mode", "property"),
         ApiEntry(V4, "Node", "owner_only_in_4", "property"),
@@ -173,3 +178,13 @@ def test_one_item_per_call_and_it_is_the_one_with_a_rewrite():
     assert [(c.old, c.new) for c in judgment.suggested_changes] == [('yield(t, "timeout")', "await t.timeout")]
     assert "removed" not in judgment.rationale and judgment.label == "migration_required"
     assert judgment.suggested_code == chunk.code_text.replace('yield(t, "timeout")', "await t.timeout")
+
+
+def test_a_path_and_a_resource_in_godot3_order_are_swapped():
+    code = 'extends Node\n\nfunc keep(res: Resource):\n\tResourceSaver.save("res://a.tres", res)\n'
+    chunk, project, facts, bundle = _facts(code, "ResourceSaver")
+    inp = JudgeInput(prompt="is this Godot 4?", trace=split_trace(chunk, "p"), chunk=chunk, evidence=bundle,
+                     project=project)
+    inp.facts = facts
+    judgment = EvidenceJudge().decide(inp)
+    assert judgment.suggested_code.endswith('\tResourceSaver.save(res, "res://a.tres")'), judgment.suggested_code

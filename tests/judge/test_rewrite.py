@@ -119,3 +119,15 @@ def test_a_basis_from_one_vector3_is_the_godot3_euler_constructor():
     godot4 = ("var a = Basis(Vector3(0, 1, 0), 0.5)\nvar b = Basis.from_euler(Vector3(0, 1, 0))\n"
               "var c = Basis(Vector3.RIGHT, Vector3.UP, Vector3.BACK)\nvar d = MyBasis(Vector3(1, 2, 3))\n")
     assert not list(rule_matches(rule, lex(godot4).masked))
+
+
+def test_json_parse_results_become_godot4_json_objects():
+    inline = "func f(t):\n\treturn JSON.parse(t).result\n"
+    assert mechanical_rewrite(inline, {}, set()) == "func f(t):\n\treturn JSON.parse_string(t)\n"
+    held = ("func f(t):\n\tvar r = JSON.parse(t)\n\tif r.error != OK:\n\t\tprint(r.error_line, r.error_string)\n"
+            "\t\treturn r.error\n\treturn r.result\n")
+    assert mechanical_rewrite(held, {}, set()) == (
+        "func f(t):\n\tvar r = JSON.new()\n\tvar r_error = r.parse(t)\n\tif r_error != OK:\n"
+        "\t\tprint(r.get_error_line(), r.get_error_message())\n\t\treturn r_error\n\treturn r.data\n")
+    # the result handed on whole: what it is used for decides, so a person does
+    assert mechanical_rewrite("func f(t):\n\tvar r = JSON.parse(t)\n\treturn r\n", {}, set()) is None

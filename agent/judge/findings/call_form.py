@@ -16,6 +16,7 @@ from agent.judge.findings.common import MAX_USES_PER_RULE, CodeFacts, FindContex
 from agent.judge.project import ProjectContext
 from agent.judge.snippets import call_args, close_paren, receiver_start, top_level_commas
 from agent.judge.syntax_rules import SyntaxRule
+from agent.judge.templates import template_edit
 
 
 def find(ctx: FindContext) -> list[Finding]:
@@ -67,7 +68,7 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
                               mapping_keys=(f"{old_type}.{member}",),
                               caveat=f"Godot 4's {new_type}.{member} is static: it returns a new object")
         else:
-            edit = _callable_form(text, masked, open_at, old, new)
+            edit = _callable_form(text, masked, open_at, old, new) or _template_form(text, m, member, old_type)
             begin = receiver_start(text, masked, m.start() + (masked[m.start()] == "."))
             rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3,
                               new=f"{text[begin:open_at].strip()}({edit[2]})" if edit else shape_4,
@@ -120,6 +121,18 @@ def _callable_form(text: str, masked: str, open_at: int, old: list, new: list) -
     if extra:
         callable_ += f".bind({', '.join(extra)})"
     return open_at + 1, close - 1, ", ".join([*args[:at], callable_, *kept])
+
+
+def _template_form(text: str, m: re.Match[str], member: str, old_type: str) -> tuple[int, int, str] | None:
+    """The call's Godot 4 form from calls.json (`ResourceSaver.save(path, res)` -> `ResourceSaver.save(res, path)`),
+    as a typed edit of its arguments (the receiver as written stays)."""
+    start = m.start() + text[m.start():].index(member)
+    edit = template_edit(f"{old_type}.{member}", text, start)
+    if edit is None:
+        return None
+    open_at = text.index("(", start)
+    form = edit[2]
+    return open_at + 1, edit[1] - 1, form[form.rindex(f"{member}(") + len(member) + 1:-1]
 
 
 _STATEMENT_RECEIVER = re.compile(r"[ \t]*[a-z_]\w*(?:\s*\.\s*[a-z_]\w*)*[ \t]*")
