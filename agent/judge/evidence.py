@@ -420,11 +420,10 @@ def _member_rename(f: Finding, target: str | None, inp: JudgeInput) -> str | Non
 
 
 def _a_script_member(f: Finding, inp: JudgeInput) -> bool:
-    """Whether a script of the project declares the member a receiver nobody resolved names: then the receiver is
-    most likely that script's object, not the engine class a name table guessed."""
-    declared = inp.project.declared if inp.project else {}
-    member = f.name.rsplit(".", 1)[-1]
-    return any(member in names for names in declared.values())
+    """Whether a script of the project declares the member a receiver nobody resolved names (a member, an enum
+    value: `Editor.Notification.error`): then the receiver is most likely the project's, not the engine class a
+    name table guessed."""
+    return inp.project is not None and f.name.rsplit(".", 1)[-1] in inp.project.own_names
 
 
 def _virtual_successor(f: Finding, inp: JudgeInput) -> str | None:

@@ -29,17 +29,25 @@ def _mapping_live(md: dict) -> bool:
         and md.get("change_type") != "unchanged" and not md.get("documented_in_godot4")
 
 
+def _still_a_4x_name(name: str, inp: JudgeInput) -> bool:
+    """A bare old name Godot 4 still defines as some member (`hide`, a 3.4 signal, is 4.x's CanvasItem.hide()):
+    in suggested code it is that member, not the old API."""
+    api = inp.project.api if inp.project else None
+    return "." not in name and api is not None and api.complete_v4 and api.defined_anywhere(V4, name)
+
+
 def forbidden_names(inp: JudgeInput) -> set[str]:
     """Old API names (identifiers or `Class.member`) of the retrieved mappings still gone in Godot 4."""
     return {str(h.metadata["source_api"]) for h in inp.evidence.api_mapping_evidence
-            if _mapping_live(h.metadata) and _IDENT_API.fullmatch(str(h.metadata["source_api"]))}
+            if _mapping_live(h.metadata) and _IDENT_API.fullmatch(str(h.metadata["source_api"]))
+            and not _still_a_4x_name(str(h.metadata["source_api"]), inp)}
 
 
 def negative_patterns(inp: JudgeInput) -> list[str]:
     """Old-side code patterns of the retrieved mappings (mappings Godot 4 still documents excluded)."""
     phrases: list[str] = []
     for hit in inp.evidence.api_mapping_evidence:
-        if not _mapping_live(hit.metadata):
+        if not _mapping_live(hit.metadata) or _still_a_4x_name(str(hit.metadata.get("source_api") or ""), inp):
             continue
         for p in hit.metadata.get("negative_patterns") or []:
             if isinstance(p, dict):
@@ -191,7 +199,11 @@ def drop_godot3_recommendations(j: Judgment, inp: JudgeInput, facts: CodeFacts) 
     """The evidence judge's self-check: drop suggested code, then single `new` sides, that fail the rule."""
     if not recommendation_failures(j, inp, facts):
         return j
-    j = j.model_copy(update={"suggested_code": None})
+    # the code and each item on their own: an item's one-line form (`@onready var j := $J as Joint`, before the
+    # class rename another item makes) may fail where the whole rewrite, every change in it, passes
+    code_only = j.model_copy(update={"suggested_changes": [], "rationale": ""})
+    if j.suggested_code is not None and recommendation_failures(code_only, inp, facts):
+        j = j.model_copy(update={"suggested_code": None})
     changes = []
     for c in j.suggested_changes:
         probe = j.model_copy(update={"suggested_changes": [c], "rationale": ""})

@@ -143,7 +143,6 @@ GDSCRIPT_RULES: tuple[SyntaxRule, ...] = (
                               r"(\)|,\s*(Object\s*\.\s*)?(CONNECT_\w+|\d+)\s*\)))"),
     _rule("signal_emit", r"\b[a-z_]\w*\s*\.\s*emit\s*\("),
     _rule("move_and_slide_no_args", r"\bmove_and_slide\s*\(\s*\)"),
-    _rule("class_name_extends", r"^\s*class_name\s+\w+\s+extends\b"),
     _rule("godot4_api", _godot4_api()),
 )
 

@@ -70,7 +70,29 @@ def template_edit(api: str, code: str, start: int) -> tuple[int, int, str] | Non
     form = row["forms"].get(str(len(args)))
     if form is None or (not recv and "{recv}" in form):
         return None
+    for k in {int(n) for n in _RIDS.findall(form)}:
+        rids = _as_rids(args[k]) if k < len(args) else None
+        if rids is None:
+            return None
+        form = form.replace(f"{{{k}:rids}}", rids.replace("{", "{{").replace("}", "}}"))
     return begin, close, form.format(*args, recv=recv, args=", ".join(args))
+
+
+_RIDS = re.compile(r"\{(\d+):rids\}")
+
+
+def _as_rids(arg: str) -> str | None:
+    """`[self, body]` -> `[self.get_rid(), body.get_rid()]`: Godot 4 excludes physics objects by RID; an argument
+    that is not a list written out (its elements unknown) has no form."""
+    if not (arg.startswith("[") and arg.endswith("]")):
+        return None
+    inner = arg[1:-1].strip()
+    if not inner:
+        return "[]"
+    items = split_args(inner, lex(inner).masked)
+    if not all(re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\(\))?", i) for i in items):
+        return None
+    return "[" + ", ".join(i if i.endswith("get_rid()") else f"{i}.get_rid()" for i in items) + "]"
 
 
 @dataclass(frozen=True)

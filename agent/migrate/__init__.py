@@ -54,8 +54,11 @@ def _resource_failures(text: str) -> list[str]:
     return [f"resource ids used but not declared: {', '.join(missing[:5])}"] if missing else []
 
 
-def _migrate_resource_file(path: str, kind: str, text: str) -> FileMigration:
+def _migrate_resource_file(path: str, kind: str, text: str, godot4_project: bool = False) -> FileMigration:
     result = migrate_project_godot(text) if kind == "project_config" else migrate_resource(path, text)
+    if godot4_project and kind != "project_config" and not result.godot3:
+        # a format=2 file a Godot 4 project keeps (its types already Godot 4's): Godot 4 loads it as it is
+        return FileMigration(path=path, kind=kind, status="unchanged")
     failures = _resource_failures(result.text) if kind != "project_config" else []
     if failures:
         return FileMigration(path=path, kind=kind, status="todo", failures=failures,
@@ -72,6 +75,8 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
     Other files are listed as skipped with the reason; nothing is written anywhere.
     """
     ctx = migration_context(files, kb)
+    godot4_project = any(_kind(p) == "project_config" and re.search(r"^config_version\s*=\s*5\b", t or "", re.M)
+                         for p, t in files.items())
     planned: dict[str, tuple] = {}
     out: list[FileMigration] = []
     migrated_text: dict[str, str] = dict(files)
@@ -85,7 +90,7 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
             planned[path] = (plans, composed)
             migrated_text[path] = composed.text
         else:
-            record = _migrate_resource_file(path, kind, text)
+            record = _migrate_resource_file(path, kind, text, godot4_project)
             out.append(record)
             if record.migrated is not None:
                 migrated_text[path] = record.migrated

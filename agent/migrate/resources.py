@@ -72,14 +72,17 @@ class ResourceResult:
     edits: int = 0
     todos: list[tuple[int, str]] = field(default_factory=list)
     """(line in the migrated text, reason)."""
+    godot3: int = 0
+    """Of the edits, those of Godot 3 content (a renamed type, property or value type), not the format's own."""
 
 
 def _attrs(rest: str) -> dict[str, str]:
     return {k: v for k, v in _ATTR.findall(rest)}
 
 
-def _retype(header: str, changes: ResourceChanges) -> tuple[str, int]:
-    """`type="Sprite"` -> `type="Sprite2D"`, `id=2` -> `id="2"`, `format=2` -> `format=3` in one header."""
+def _retype(header: str, changes: ResourceChanges) -> tuple[str, int, int]:
+    """`type="Sprite"` -> `type="Sprite2D"`, `id=2` -> `id="2"`, `format=2` -> `format=3` in one header:
+    (the header, its edits, of those the type renames)."""
     n = 0
 
     def typ(m: re.Match[str]) -> str:
@@ -90,7 +93,7 @@ def _retype(header: str, changes: ResourceChanges) -> tuple[str, int]:
     header = re.sub(r'\btype="(\w+)"', typ, header)
     header, k = re.subn(r"\bid=(\d+)\b", r'id="\1"', header)
     header, f = _FORMAT.subn("format=3", header)
-    return header, n + k + f
+    return header, n + k + f, n
 
 
 def _scale(value: str, factor: float) -> str | None:
@@ -129,7 +132,7 @@ def migrate_resource(path: str, text: str) -> ResourceResult:
     mask_text = "\n".join(lines)
     mask = _string_mask(mask_text)
     out: list[str] = []
-    edits, todos = 0, []
+    edits, godot3, todos = 0, 0, []
     offset = 0
     section_type: str | None = None
     in_script = False
@@ -147,6 +150,7 @@ def migrate_resource(path: str, text: str) -> ResourceResult:
             if header.group(1) == "node" and typ in changes.removed_nodes:
                 todos.append((len(out) + 1, changes.removed_nodes[typ]))
                 out.append(f"; {TODO_TAG}: {changes.removed_nodes[typ]}")
+                godot3 += 1
             if header.group(1) == "sub_resource" and typ == "GDScript":
                 in_script = True
                 todos.append((len(out) + 1, "a script embedded in this file is not migrated: move it to a .gd file "
@@ -154,8 +158,9 @@ def migrate_resource(path: str, text: str) -> ResourceResult:
                 out.append(f"; {TODO_TAG}: a script embedded in this file is not migrated: move it to a .gd file")
             else:
                 in_script = False
-            new, n = _retype(line, changes)
+            new, n, renamed = _retype(line, changes)
             edits += n
+            godot3 += renamed
             out.append(new)
             continue
         prop = _PROPERTY.match(line)
@@ -176,6 +181,7 @@ def migrate_resource(path: str, text: str) -> ResourceResult:
                 value = changes.property_values.get(key, {}).get(value.strip(), value)
                 line = f"{new_key} = {value}"
                 edits += 1
+                godot3 += 1
         out.append(line)
     new_text = "\n".join(out)
     mask = _string_mask(new_text)
@@ -186,7 +192,8 @@ def migrate_resource(path: str, text: str) -> ResourceResult:
         rx = re.compile(r"\b(" + "|".join(map(re.escape, sorted(value_types, key=len, reverse=True))) + r")(?=\()")
         new_text, n = _sub_outside_strings(new_text, rx, lambda m: value_types[m.group(1)], _string_mask(new_text))
         edits += n
-    return ResourceResult(new_text, edits, todos)
+        godot3 += n
+    return ResourceResult(new_text, edits, todos, godot3)
 
 
 _SECTION = re.compile(r"^\[([^\]]+)\]\s*$")

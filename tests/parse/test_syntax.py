@@ -132,6 +132,14 @@ def test_identifiers_skip_comments_and_strings():
     assert "# yield(KinematicBody2D)" in fn.code_text  # comments kept in code_text
 
 
+def test_class_name_extends_on_one_line_is_no_version_cue():
+    """Godot 3.2 already took `class_name X extends Y` on one line (a Godot 3 VR template writes it so)."""
+    from agent.judge.syntax_rules import GDSCRIPT_RULES, rule_matches
+
+    text = "class_name Grabbable extends RigidBody\n"
+    assert not [r.name for r in GDSCRIPT_RULES if r.version == "godot4" and next(rule_matches(r, text), None)]
+
+
 def test_godot4_class_name_extends_one_line_and_static_var():
     text = "class_name Thing extends Node2D\n\nstatic var count := 0\n\nfunc _init():\n\tcount += 1\n"
     chunks = chunk_file(source("t.gd", text))

@@ -1,7 +1,7 @@
 """Constructors: a built-in type's constructor whose argument types fit a 3.4 overload and no 4.x one.
 
-3.4 builds a String from any value, 4.x only from a string type (`str(x)` does the rest); 3.4 builds a
-Color from an int, 4.x with `Color.hex`. Every argument's type must be known.
+3.4 builds a String from any value, 4.x only from a string type (`str(x)` does the rest). Variant's own
+conversions hold in both (`Color(0)` is an RGBA int, `Rect2(Vector2i(...), v)`). Every argument's type must be known.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ _CONSTRUCTOR_CALL = re.compile(r"(?<![\w.$%@])([A-Z]\w*)\s*\(")
 def _constructor_findings(facts: CodeFacts, project: ProjectContext | None, chunk_file: str) -> list[Finding]:
     """`String(5)`: a built-in type's constructor whose argument types fit a 3.4 overload and no 4.x one.
 
-    3.4 builds a String from any value; 4.x only from another string type (`str(x)` does the rest),
-    and a Color from an int (`Color.hex` in 4.x). Every argument's type must be known.
+    3.4 builds a String from any value; 4.x only from another string type (`str(x)` does the rest). Every
+    argument's type must be known.
     """
     api = project.api if project else None
     if api is None or facts.scope is None or not api.complete_v4:
@@ -49,7 +49,8 @@ def _constructor_findings(facts: CodeFacts, project: ProjectContext | None, chun
             continue
         starts = arg_starts(masked, m.end() - 1, args)
         types = [_expr_type(facts, project, a, k, chunk_file) for a, k in zip(args, starts)]
-        if None in types or not _fits_overload(old, types, api, V3) or _fits_overload(new, types, api, V4):
+        if None in types or not _fits_overload(old, types, api, V3) or _fits_overload(new, types, api, V4) \
+                or (cls, types) == ("Color", ["int"]):  # Variant builds a Color from an RGBA int in 4.x too
             continue
         end = close_paren(masked, m.end() - 1)
         call = text[m.start() : end]
@@ -59,10 +60,6 @@ def _constructor_findings(facts: CodeFacts, project: ProjectContext | None, chun
                               new=f"str({text[starts[0] : starts[0] + len(args[0])]})",
                               change_type="signature_change", cues=("@GlobalScope.str", "String.String"),
                               caveat=f"Godot 4 builds a String only from a string type, not {types[0]}")
-        elif cls == "Color" and types == ["int"]:  # 3.4's Color(from: int), a 32-bit RGBA value
-            rule = SyntaxRule("call_form", "godot3", re.compile(r"Color"), old="Color.Color(int)",
-                              new=f"Color.hex({text[starts[0] : starts[0] + len(args[0])]})",
-                              change_type="signature_change", cues=("Color.Color", "Color.hex"))
         else:
             same_count = [e for e in new if e.accepts(len(args))] or new
             shapes = " | ".join(call_shape(e, cls) for e in same_count)
@@ -130,6 +127,9 @@ def _expr_type(facts: CodeFacts, project: ProjectContext, arg: str, at: int, chu
     return returns.pop() if len(returns) == 1 else "float"
 
 
+_VARIANT_CONVERSIONS = [{"Vector2", "Vector2i"}, {"Vector3", "Vector3i"}, {"Vector4", "Vector4i"}, {"Rect2", "Rect2i"}]
+
+
 def _converts(arg: str, param: str, api, version: str) -> bool:
     """Whether a value of type `arg` may be passed where a constructor overload takes `param`.
 
@@ -138,6 +138,8 @@ def _converts(arg: str, param: str, api, version: str) -> bool:
     """
     arg, param = type_in(version, arg), TYPED_ARRAY.sub("", param)
     if not arg or not param or arg == param or param == "Variant":
+        return True
+    if {arg, param} in _VARIANT_CONVERSIONS:  # Variant converts these on a call (`Rect2(Vector2i(...), v)`)
         return True
     if arg in _NUMERIC:
         return param in _NUMERIC or is_enum(param, api, version)
