@@ -20,7 +20,7 @@ from agent.judge.prompts import PROMPT_VERSION
 from agent.judge.recommend import drop_godot3_recommendations
 from agent.judge.rewrite import (REFUSAL, RESHAPED_CALLS, is_variable_test, mechanical_rewrite, rename_in,
                                  rename_signals, rewrite_fragment)
-from agent.judge.snippets import close_paren, expression_at, split_args, statement_at
+from agent.judge.snippets import close_paren, expression_at, split_args, statement_at, top_level_commas
 from agent.judge.syntax_rules import VELOCITY_DECLARATION
 from agent.judge.templates import TemplateUse, moved_signals
 from agent.models import Judgment, SuggestedChange
@@ -218,6 +218,7 @@ class EvidenceJudge:
                       and f.signal_gone not in tween_ends or f.name == "call_form" and f.edit is None
                       for f in facts.godot3_syntax)
         edits = [f.edit for f in facts.godot3_syntax if f.edit is not None]  # `var s := max(a, b)` typed
+        edits += _yield_constants(inp, facts)  # `yield(yield_for(1), YIELD)`: the constant's signal name
         if by_hand:
             REFUSAL.set("by hand: " + ", ".join(f.signal_gone or f.text[:40] for f in facts.godot3_syntax
                                                  if f.signal_gone and f.signal_gone not in moved_signals()
@@ -417,6 +418,30 @@ def _member_rename(f: Finding, target: str | None, inp: JudgeInput) -> str | Non
         return None
     # a read-only property's getter: `col.collider` -> `col.get_collider()`
     return member if member.removesuffix("()").isidentifier() else None
+
+
+_YIELD_CALL = re.compile(r"(?<![\w.$%])yield\s*\(")
+
+
+def _yield_constants(inp: JudgeInput, facts: CodeFacts) -> list[tuple[int, int, str]]:
+    """`yield(x, NAME)` where NAME is a string constant of the script or its project bases: the name written
+    out (`"timeout"`), a typed edit, so the yield becomes `await x.timeout` like any other."""
+    consts = inp.project.string_constants.get(inp.chunk.source_file, {}) if inp.project else {}
+    if not consts:
+        return []
+    code, masked = inp.chunk.code_text, facts.lexed.masked
+    out = []
+    for m in _YIELD_CALL.finditer(masked):
+        commas = top_level_commas(masked, m.end() - 1)
+        close = close_paren(masked, m.end() - 1)
+        if len(commas) != 1 or close < 0:
+            continue
+        arg = code[commas[0] + 1:close - 1]
+        name = arg.strip()
+        if name in consts and name not in facts.declared:
+            start = commas[0] + 1 + (len(arg) - len(arg.lstrip()))
+            out.append((start, start + len(name), f'"{consts[name]}"'))
+    return out
 
 
 def _a_script_member(f: Finding, inp: JudgeInput) -> bool:

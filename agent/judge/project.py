@@ -32,6 +32,8 @@ _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')
 _INNER_CLASS = re.compile(r"^\s*class\s+([A-Za-z_]\w*)", re.M)
 _MEMBER_VAR = re.compile(r"^(?:(?:@\w+(?:\([^)\n]*\))?|onready|export(?:\([^)\n]*\))?)[ \t]+)*var[ \t][^\n]*", re.M)
 """A script-level `var` line (column 0, with its annotations or Godot 3 keywords)."""
+_STRING_CONST = re.compile(r"^const[ \t]+([A-Za-z_]\w*)[ \t]*(?::[ \t]*String[ \t]*)?:?=[ \t]*([\"'])(\w+)\2[ \t]*(?:#.*)?$",
+                           re.M)
 _DECLARES = re.compile(r"^\s*(?:(?:static|onready|remote|master|puppet|remotesync|mastersync|puppetsync)\s+"
                        r"|export\b(?:\s*\([^)\n]*\))?\s*|@\w+(?:\([^)\n]*\))?\s+)*"
                        r"(?:func|var|const|signal|enum|class)\s+([A-Za-z_]\w*)", re.M)
@@ -65,6 +67,9 @@ class ProjectContext:
     class_names: frozenset[str] = frozenset()
     """Classes the project declares (`class_name X`, inner `class X`): never an engine class of either version."""
     inherited_vars: dict[str, str] = field(default_factory=dict)
+    string_constants: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per script, its string constants and its project bases' (`const YIELD = 'timeout'` in GUT's test.gd,
+    seen by every test that extends it): `yield(yield_for(1), YIELD)` names the `timeout` signal."""
     """Script path -> the member `var` lines of its project base scripts (`var image_texture: ImageTexture`)."""
     assigned_types: dict[str, dict[str, str]] = field(default_factory=dict)
     """Script path -> {member: class} for members its (or its bases') functions build as one `Class.new()`."""
@@ -247,6 +252,12 @@ def build_project_context(files: Mapping[str, str], api: ApiIndex | None = None)
                 members.setdefault(name, cls)
         if members:
             ctx.assigned_types[path] = members
+        constants: dict[str, str] = {}
+        for base in user_bases(path) or [path]:  # the script's own constants first, then its bases'
+            for name, _, value in _STRING_CONST.findall(files.get(base) or ""):
+                constants.setdefault(name, value)
+        if constants:
+            ctx.string_constants[path] = constants
 
     if api is not None:
         _infer_param_types(ctx, files, api)

@@ -310,30 +310,45 @@ def _await(m: re.Match[str], args: list[str], call: str) -> str | None:
     `yield(f(x), "completed")` -> `await f(x)` (Godot 4 awaits the coroutine itself)."""
     if len(args) != 2 or not args[0] or not (name := _SIGNAL_NAME.fullmatch(args[1])):
         return None
-    if name.group(2) == _COMPLETED and _CALL_EXPR.fullmatch(args[0]) and not args[0].startswith("("):
-        return f"await {args[0]}"
+    if name.group(2) == _COMPLETED:
+        if _CALL_EXPR.fullmatch(args[0]) and not args[0].startswith("("):
+            return f"await {args[0]}"
+        # `yield(state, "completed")` on a value: most often a GDScriptFunctionState kept from an earlier call,
+        # which Godot 4 cannot await later (the call itself must be awaited): a person decides
+        raise _NotMechanical("yield on the completion of a value kept from an earlier call")
     return f"await {args[0]}.{name.group(2)}"
 
 
+_STATE_WAIT = re.compile(r"^([ \t]*)(?:([A-Za-z_]\w*)[ \t]*=[ \t]*)?yield[ \t]*\([ \t]*([A-Za-z_]\w*)[ \t]*,[ \t]*"
+                         r"([\"'])completed\4[ \t]*\)[ \t]*(?:#[^\n]*)?(?:\n|$)", re.M)
+"""`yield(r, "completed")` (or `r = yield(r, "completed")`) as a statement of its own."""
 _STATE_TEST = re.compile(r"^([ \t]*)if[ \t]+([A-Za-z_]\w*)[ \t]+is[ \t]+GDScriptFunctionState[ \t]*:[ \t]*(?:#[^\n]*)?\n"
                          r"([ \t]+)(?:\2[ \t]*=[ \t]*)?yield[ \t]*\([ \t]*\2[ \t]*,[ \t]*([\"'])completed\4[ \t]*\)[ \t]*"
                          r"(?:#[^\n]*)?(?:\n|$)", re.M)
 
 
 def _rewrite_function_state(code: str) -> str:
-    """`var r = f()` + `if r is GDScriptFunctionState: r = yield(r, "completed")` -> `var r = await f()`.
+    """`var r = f()` + `if r is GDScriptFunctionState: r = yield(r, "completed")` (or a bare
+    `yield(r, "completed")`) -> `var r = await f()`.
 
     Godot 3's way to wait for a call that may be a coroutine; Godot 4 awaits the call (a plain value comes back
-    at once). Only when the assignment is the statement right before the test and the test has nothing else.
+    at once). Only when the assignment is the statement right before and the test has nothing else.
     """
     masked = lex(code).masked
-    for m in list(_STATE_TEST.finditer(code))[::-1]:
-        indent, name = m.group(1), m.group(2)
-        if len(m.group(3)) <= len(indent) or masked[m.end(1):m.end(1) + 2] != "if":
+    found = [(m, m.group(2), True) for m in _STATE_TEST.finditer(code)]
+    found += [(m, m.group(3), False) for m in _STATE_WAIT.finditer(code) if m.group(2) in (None, m.group(3))]
+    for m, name, test in sorted(found, key=lambda f: f[0].start(), reverse=True):
+        indent = m.group(1)
+        if test and (len(m.group(3)) <= len(indent) or masked[m.end(1):m.end(1) + 2] != "if"):
             continue
+        if masked[m.end(1):m.end(1) + 1] != code[m.end(1):m.end(1) + 1]:
+            continue  # inside a string
+        if not test and m.group(2) is None and re.search(rf"(?<![\w.$%]){name}\b", masked[m.end():]):
+            continue  # the state object itself read later: not the call's value
         after = code[m.end():]
         nxt = next((ln for ln in after.split("\n") if ln.strip()), "")
-        if len(nxt) - len(nxt.lstrip()) > len(indent) and nxt.strip() or re.match(rf"{indent}(elif|else)\b", nxt):
+        if test and (len(nxt) - len(nxt.lstrip()) > len(indent) and nxt.strip()
+                     or re.match(rf"{indent}(elif|else)\b", nxt)):
             continue  # more in the test's block, or a branch for the other case
         assign = None
         for a in re.finditer(rf"^{indent}(?:var[ \t]+)?{name}[ \t]*(?::[ \t]*[\w.]+[ \t]*)?=(?!=)[ \t]*", masked[:m.start()],

@@ -198,3 +198,19 @@ def test_godot3_idioms_come_out_whole(kb, name, code, wanted):
     for w in wanted:
         assert w in m.migrated, m.migrated
     assert migrate_snippet(m.migrated, kb).migrated is None
+
+
+def test_a_yield_on_a_base_scripts_string_constant_and_on_a_kept_call(kb):
+    """GUT's `yield(yield_for(1), YIELD)` (`const YIELD = 'timeout'` in the test base) names the `timeout`
+    signal; a call's state awaited right after it is the call awaited; one awaited later stays with a person."""
+    base = "extends Node\n\nconst YIELD = 'timeout'\n\nfunc yield_for(t):\n\treturn self\n"
+    test = ('extends "res://addons/gut/test.gd"\n\nfunc test_wait():\n\tyield(yield_for(0.1), YIELD)\n'
+            '\tvar state = run()\n\tyield(state, "completed")\n\tassert(true)\n\nfunc run():\n'
+            '\tyield(yield_for(0.2), YIELD)\n\nfunc later():\n\tvar s = run()\n\tprint(s)\n'
+            '\tyield(s, "completed")\n')
+    m = migrate_files({"addons/gut/test.gd": base, "tests/test_a.gd": test}, kb)
+    (f,) = [f for f in m.files if f.path == "tests/test_a.gd"]
+    assert "\tawait yield_for(0.1).timeout\n\tvar state = await run()\n\tassert(true)\n" in f.migrated, f.migrated
+    assert "func run():\n\tawait yield_for(0.2).timeout\n" in f.migrated
+    (todo,) = [h for h in f.hunks if h.status == "todo"]
+    assert todo.name == "later" and "completion of a value" in todo.why

@@ -79,6 +79,9 @@ def _derived_findings(facts: CodeFacts, rows: list[MappingRow], project: Project
                 if known is not None and member in known:
                     continue  # the script's own `parse_json()`
                 receiver = None
+            elif role == "call" and any(api.lookup(v, g, member, ("method",)) for v in (V3, V4)
+                                        for g in GLOBAL_SCOPES):
+                continue  # a bare `load(path)` is the global function in both versions, never a class's `load`
             else:
                 receiver = facts.scope.own_class  # a bare call or property: the script's own class
             own_use = receiver is not None and receiver == facts.scope.own_class and (
