@@ -69,6 +69,10 @@ def _migrate_resource_file(path: str, kind: str, text: str, godot4_project: bool
                          migrated=result.text if changed else None, edits=result.edits, todos=todos)
 
 
+_VALIDATION_ROUNDS = 4
+"""Validation rounds at most: each gives back what the last round's give-backs made wrong (rarely more than 2)."""
+
+
 def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMigration:
     """Every script, scene, resource and project.godot of `files` (path -> text) in its Godot 4 form.
 
@@ -94,16 +98,26 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
             out.append(record)
             if record.migrated is not None:
                 migrated_text[path] = record.migrated
-    changed = {p for p, (_, composed) in planned.items() if composed.text != files[p]}
-    after = migration_context(migrated_text, kb) if changed else ctx
-    for path, (plans, composed) in planned.items():
-        failures: list[str] = []
-        if path in changed:
+    failures: dict[str, list[str]] = {p: [] for p in planned}
+    for _ in range(_VALIDATION_ROUNDS):
+        # a rewrite given back to a person can leave others wrong (`var a = AStar.new()` kept: `a.connect_points`
+        # in another function is Godot 3 again), so validate again on the project as it now is, until none fails
+        changed = {p for p, (_, composed) in planned.items() if composed.text != files[p]}
+        if not changed:
+            break
+        after = migration_context(migrated_text, kb)
+        gave_up = False
+        for path in sorted(changed):
+            plans, composed = planned[path]
             failed = validate_script(path, files[path], composed, after)
             if failed:
-                failures = [f"lines {p.chunk.span.start_line}-{p.chunk.span.end_line}: {p.failure}" for p in failed]
+                failures[path] += [f"lines {p.chunk.span.start_line}-{p.chunk.span.end_line}: {p.failure}" for p in failed]
                 composed = compose(files[path], plans)
-        out.append(file_migration(path, files[path], plans, composed, failures))
+                planned[path], migrated_text[path], gave_up = (plans, composed), composed.text, True
+        if not gave_up:
+            break
+    for path, (plans, composed) in planned.items():
+        out.append(file_migration(path, files[path], plans, composed, failures[path]))
     return ProjectMigration.of(out)
 
 
