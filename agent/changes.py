@@ -154,6 +154,9 @@ class Syntax:
     (`dir.dir_exists(p)` -> `DirAccess.dir_exists_absolute(p)`: a new Directory works from res://)."""
     tween_node: TweenNode
     json_parse: JsonParse
+    rigid_body_modes: dict[str, dict]
+    """`mode = RigidBody2D.MODE_STATIC`: the Godot 3 classes (-> Godot 4's) and each mode's Godot 4 properties
+    (`freeze_mode = FREEZE_MODE_STATIC`, `freeze = true`; a constant without its class is the body's own)."""
     move_and_slide_arguments: tuple[Argument, ...]
     godot4_only: Godot4Only
     rules: tuple[RuleFacts, ...]
@@ -263,7 +266,7 @@ def syntax() -> Syntax:
     """syntax.json."""
     data = _fields(_read("syntax.json"), "syntax.json",
                    {"rpc_keywords", "moved", "os_window_properties", "file_open_methods", "file_statics", "tween_node",
-                    "json_parse", "move_and_slide_arguments", "godot4_only", "rules", "rpc_annotations"}, {"about"})
+                    "json_parse", "rigid_body_modes", "move_and_slide_arguments", "godot4_only", "rules", "rpc_annotations"}, {"about"})
     moved = []
     for k, row in enumerate(data["moved"]):
         where = f"syntax.json moved {k}"
@@ -290,6 +293,10 @@ def syntax() -> Syntax:
     json_parse = JsonParse(*(_name(js[k], "syntax.json json_parse") for k in ("class", "parse", "parse_string", "error")),
                            {_name(k, "syntax.json json_parse"): _text(v, "syntax.json json_parse")
                             for k, v in dict(js["members"]).items()})
+    rb = _fields(data["rigid_body_modes"], "syntax.json rigid_body_modes", {"classes", "modes"}, set())
+    rigid = {"classes": {_name(k, "rigid_body_modes"): _name(v, "rigid_body_modes") for k, v in rb["classes"].items()},
+             "modes": {_name(k, "rigid_body_modes"): tuple(_text(x, "rigid_body_modes") for x in v)
+                       for k, v in rb["modes"].items()}}
     args = []
     for k, row in enumerate(data["move_and_slide_arguments"]):
         where = f"syntax.json move_and_slide_arguments {k}"
@@ -308,7 +315,7 @@ def syntax() -> Syntax:
            for k, v in dict(data["rpc_annotations"]).items()}
     return Syntax(_names(data["rpc_keywords"], "syntax.json rpc_keywords"), rpc, tuple(moved), tuple(props),
                   _names(data["file_open_methods"], "syntax.json file_open_methods"), statics, tween_node, json_parse,
-                  tuple(args), godot4, rules)
+                  rigid, tuple(args), godot4, rules)
 
 
 @cache

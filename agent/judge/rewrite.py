@@ -160,6 +160,7 @@ def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = 
     code = _rewrite_thread_start(code)
     code = _rewrite_file_new(code)
     code = _rewrite_json_parse(code, declared | taken)
+    code = _rewrite_rigid_body_mode(code)
     code = _rewrite_tween_groups(code, declared | taken)
     code = _rewrite_tween(code)
     code = _rewrite_os_window(code)
@@ -730,6 +731,26 @@ def _rewrite_json_parse(code: str, taken: set[str] = frozenset()) -> str:
         code = (code[:line_start] + f"{indent}var {name} = {_JSON.cls}.new()\n{indent}"
                 + (f"var {error} = {parse}" if reads_error else parse) + tail)
         masked = lex(code).masked
+    return code
+
+
+_RIGID = changes.syntax().rigid_body_modes
+_RIGID_MODE = re.compile(r"^([ \t]*)((?:[A-Za-z_$][\w$/.]*\.)?)(?:(mode[ \t]*=[ \t]*)|set_mode\([ \t]*)(?:("
+                         + changes.alternation(_RIGID["classes"]) + r")\.)?(" + changes.alternation(_RIGID["modes"])
+                         + r")[ \t]*(\)?)[ \t]*$", re.M)
+
+
+def _rewrite_rigid_body_mode(code: str) -> str:
+    """`body.mode = RigidBody2D.MODE_STATIC` -> `body.freeze_mode = RigidBody2D.FREEZE_MODE_STATIC` and
+    `body.freeze = true` (Godot 4 freezes a body instead of switching its mode); `MODE_RIGID` -> `freeze = false`."""
+    masked = lex(code).masked
+    for m in list(_RIGID_MODE.finditer(masked))[::-1]:
+        indent, _, assigned, cls, mode, closed = m.groups()
+        if bool(assigned) == bool(closed):
+            continue  # `mode = X)` or `set_mode(X`: not one statement
+        prefix = f"{_RIGID['classes'][cls]}." if cls else ""
+        lines = [re.sub(r"\b(FREEZE_MODE_\w+)", rf"{prefix}\1", p) for p in _RIGID["modes"][mode]]
+        code = code[:m.start()] + "\n".join(f"{indent}{code[m.start(2):m.end(2)]}{p}" for p in lines) + code[m.end():]
     return code
 
 

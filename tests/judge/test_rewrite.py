@@ -131,3 +131,14 @@ def test_json_parse_results_become_godot4_json_objects():
         "\t\tprint(r.get_error_line(), r.get_error_message())\n\t\treturn r_error\n\treturn r.data\n")
     # the result handed on whole: what it is used for decides, so a person does
     assert mechanical_rewrite("func f(t):\n\tvar r = JSON.parse(t)\n\treturn r\n", {}, set()) is None
+
+
+def test_a_rigid_body_mode_becomes_freeze():
+    code = ("func f(room, body):\n\troom.mode = RigidBody2D.MODE_STATIC\n\tbody.mode = RigidBody.MODE_RIGID\n"
+            "\tset_mode(MODE_KINEMATIC)\n\tprint(room.mode == RigidBody2D.MODE_STATIC)\n")
+    new = mechanical_rewrite(code, {}, set(), gone={"MODE_STATIC"})
+    assert new is None  # the mode read in the comparison has no one-statement Godot 4 form: a person decides
+    code = code.replace("\tprint(room.mode == RigidBody2D.MODE_STATIC)\n", "")
+    assert mechanical_rewrite(code, {}, set(), gone={"mode", "MODE_STATIC", "MODE_RIGID"}) == (
+        "func f(room, body):\n\troom.freeze_mode = RigidBody2D.FREEZE_MODE_STATIC\n\troom.freeze = true\n"
+        "\tbody.freeze = false\n\tfreeze_mode = FREEZE_MODE_KINEMATIC\n\tfreeze = true\n")
