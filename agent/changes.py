@@ -266,7 +266,8 @@ def syntax() -> Syntax:
     """syntax.json."""
     data = _fields(_read("syntax.json"), "syntax.json",
                    {"rpc_keywords", "moved", "os_window_properties", "file_open_methods", "file_statics", "tween_node",
-                    "json_parse", "rigid_body_modes", "move_and_slide_arguments", "godot4_only", "rules", "rpc_annotations"}, {"about"})
+                    "json_parse", "rigid_body_modes", "move_and_slide_arguments", "godot4_only", "rules",
+                    "rpc_annotations"}, {"about"})
     moved = []
     for k, row in enumerate(data["moved"]):
         where = f"syntax.json moved {k}"

@@ -204,7 +204,7 @@ class EvidenceJudge:
         if facts.godot3_syntax and not reasons_api:
             label = "migration_required"
         changes = [c for _, c in sorted(enumerate(changes), key=lambda kc: (at.get(kc[0], -1), kc[0]))]
-        # a moved signal, or a call whose arguments change (`ResourceSaver.save(path, res)`), needs a person
+        # a moved signal, or a call whose arguments change with no Godot 4 form (no `edit`), needs a person
         # a yield on a signal renamed in place (`idle_frame` -> `process_frame`) is renamed like any signal use
         in_place = {f.signal_gone: r for f in facts.godot3_syntax if f.signal_gone and f.rule is not None
                     and f.rule.name == "yield" and (r := _renamed_in_place(f.signal_gone, inp.evidence)[0])}
@@ -214,16 +214,13 @@ class EvidenceJudge:
         tween_ends = {f.signal_gone for f in facts.godot3_syntax if f.signal_gone and f.rule is not None
                       and f.rule.name == "yield" and f.signal_gone.rsplit(".", 1)[0] == "Tween"}
         gone |= {t.rsplit(".", 1)[-1] for t in tween_ends}
-        by_hand = any(f.signal_gone and f.signal_gone not in moved_signals() and f.signal_gone not in in_place
-                      and f.signal_gone not in tween_ends or f.name == "call_form" and f.edit is None
-                      for f in facts.godot3_syntax)
+        by_hand = [f for f in facts.godot3_syntax
+                   if f.signal_gone and f.signal_gone not in moved_signals() and f.signal_gone not in in_place
+                   and f.signal_gone not in tween_ends or f.name == "call_form" and f.edit is None]
         edits = [f.edit for f in facts.godot3_syntax if f.edit is not None]  # `var s := max(a, b)` typed
         edits += _yield_constants(inp, facts)  # `yield(yield_for(1), YIELD)`: the constant's signal name
         if by_hand:
-            REFUSAL.set("by hand: " + ", ".join(f.signal_gone or f.text[:40] for f in facts.godot3_syntax
-                                                 if f.signal_gone and f.signal_gone not in moved_signals()
-                                                 and f.signal_gone not in in_place and f.signal_gone not in tween_ends
-                                                 or f.name == "call_form" and f.edit is None))
+            REFUSAL.set("by hand: " + ", ".join(f.signal_gone or f.text[:40] for f in by_hand))
         taken = facts.declared | (inp.project.declared.get(inp.chunk.source_file, frozenset()) if inp.project else set())
         code = mechanical_rewrite(inp.chunk.code_text, renames, facts.declared, placed, signals, edits, uses, gone,
                                   gone_classes, taken) \

@@ -67,10 +67,10 @@ class ProjectContext:
     class_names: frozenset[str] = frozenset()
     """Classes the project declares (`class_name X`, inner `class X`): never an engine class of either version."""
     inherited_vars: dict[str, str] = field(default_factory=dict)
+    """Script path -> the member `var` lines of its project base scripts (`var image_texture: ImageTexture`)."""
     string_constants: dict[str, dict[str, str]] = field(default_factory=dict)
     """Per script, its string constants and its project bases' (`const YIELD = 'timeout'` in GUT's test.gd,
     seen by every test that extends it): `yield(yield_for(1), YIELD)` names the `timeout` signal."""
-    """Script path -> the member `var` lines of its project base scripts (`var image_texture: ImageTexture`)."""
     assigned_types: dict[str, dict[str, str]] = field(default_factory=dict)
     """Script path -> {member: class} for members its (or its bases') functions build as one `Class.new()`."""
     class_bases: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)

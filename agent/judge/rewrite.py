@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from agent import changes
 from agent.judge.lexer import lex
 from agent.judge.snippets import close_paren, split_args
-from agent.judge.templates import moved_signal_path, template_edit
+from agent.judge.templates import callable_of, moved_signal_path, template_edit
 from agent.judge.syntax_rules import (BASIS_FROM_EULER, GDSCRIPT_RULES, GLOBAL_FUNCTION_RENAMES, NODEPATH_AT,
                                      STRING_FROM, declared_variables, rule_matches)
 
@@ -121,7 +121,7 @@ _INIT_SUPER = re.compile(r"^([ \t]*)((?:static[ \t]+)?func[ \t]+_init[ \t]*\()",
 def _rewrite_init_super(code: str) -> str:
     """`func _init(a).(a, 1):` -> `func _init(a):` + `super(a, 1)` as the body's first statement."""
     masked = lex(code).masked
-    for m in list(_INIT_SUPER.finditer(masked))[::-1] if "_init" in masked else []:
+    for m in list(_INIT_SUPER.finditer(masked))[::-1]:
         close = close_paren(masked, m.end() - 1)
         dot = re.compile(r"[ \t]*\.[ \t]*\(").match(masked, close) if close > 0 else None
         if dot is None:
@@ -449,23 +449,14 @@ def _tweener(kind: str, args: list[str], tween: str) -> str | None:
         head = f"{tween}.{tweener}({obj}, {_property_path(prop)}, {final}, {dur}).from({start})"
     elif kind.endswith("method") and 5 <= len(args) <= 8:  # (object, method, from, to, duration, ...)
         obj, method, start, final, dur, *rest = args
-        head = f"{tween}.{tweener}({_callable(obj, method)}, {start}, {final}, {dur})"
+        head = f"{tween}.{tweener}({callable_of(obj, method)}, {start}, {final}, {dur})"
     elif kind.endswith("callback") and 3 <= len(args) <= 8:  # (object, duration, method, arguments...)
         obj, dur, method, *bound = args
         bound_args = f".bind({', '.join(bound)})" if bound else ""
-        return f"{tween}.{tweener}({_callable(obj, method)}{bound_args}).set_delay({dur})"
+        return f"{tween}.{tweener}({callable_of(obj, method)}{bound_args}).set_delay({dur})"
     else:
         return None
     return head + "".join(f".{m}({v})" for m, v in zip(trans_ease_delay, rest))
-
-
-def _callable(obj: str, method: str) -> str:
-    name = re.fullmatch(r"([\"'])([A-Za-z_]\w*)\1", method.strip())
-    if name and obj.strip() == "self":
-        return name.group(2)
-    if name and re.fullmatch(r"\$?[\w/.]+", obj.strip()):
-        return f"{obj.strip()}.{name.group(2)}"
-    return f"Callable({obj}, {method})"
 
 
 def _rewrite_tween_groups(code: str, declared: set[str] = frozenset()) -> str:
@@ -493,8 +484,9 @@ def _rewrite_tween_groups(code: str, declared: set[str] = frozenset()) -> str:
         block = view[first:view.find("\n", last) if "\n" in view[last:] else len(view)]
         if any(ln.strip() and len(ln) - len(ln.lstrip()) < len(indent) for ln in block.split("\n")):
             continue  # the node's uses leave the block the first interpolation is in
-        tween = "tween" if "tween" not in declared and not re.search(r"(?<![\w.$%])tween\b", masked) else "created_tween"
-        if tween in declared or re.search(rf"(?<![\w.$%]){tween}\b", masked):
+        tween = next((n for n in ("tween", "created_tween")
+                      if n not in declared and not re.search(rf"(?<![\w.$%]){n}\b", masked)), None)
+        if tween is None:
             continue
         edits: list[tuple[int, int, str]] = []
         for c in calls:
@@ -528,15 +520,10 @@ def _rewrite_tween(code: str) -> str:
     """Tween node `interpolate_property(obj, prop, from, to, t[, trans, ease, delay])` -> `create_tween().tween_property()`."""
     done = []
     def build(m, args, orig):
-        if not 5 <= len(args) <= 8:
-            return None
-        obj, prop, start, final, dur, *rest = args
-        prop = _property_path(prop)
-        tail = f".from({start})" if start else ""
-        for method, value in zip(("set_trans", "set_ease", "set_delay"), rest):
-            tail += f".{method}({value})"
-        done.append(m.group(1))
-        return f"create_tween().tween_property({obj}, {prop}, {final}, {dur}){tail}"
+        new = _tweener("interpolate_property", args, "create_tween()")  # each call its own Tween, run at once
+        if new is not None:
+            done.append(m.group(1))
+        return new
     view_rx = re.compile(r"((?:\$[\w/]+|%\w+|[A-Za-z_]\w*)\s*\.\s*)?interpolate_property\s*\(")
     # receivers like `$Tween` are blanked in the masked text, so locate them on the comment-free text
     lexed = lex(code)
@@ -622,7 +609,8 @@ def _rewrite_file_new(code: str) -> str:
         indent, name, cls = m.group(1), m.group(2), m.group(3)
         new_cls = _FILE_CLASSES[cls]
         rest = masked[m.end():]
-        calls = list(re.finditer(rf"(?<![\w.$%]){re.escape(name)}\s*\.\s*(\w+)\s*\(", rest))
+        call_rx = re.compile(rf"(?<![\w.$%]){re.escape(name)}\s*\.\s*(\w+)\s*\(")
+        calls = list(call_rx.finditer(rest))
         opens = [c for c in calls if c.group(1) in _FILE_OPENERS]
         if not opens:  # never opened: every use is one of Godot 4's static calls
             if len(re.findall(rf"(?<![\w.$%]){re.escape(name)}\b", rest)) != len(calls) \
@@ -645,8 +633,7 @@ def _rewrite_file_new(code: str) -> str:
             code = code[:m.end() + c.start()] + _FILE_STATICS[(cls, c.group(1))] + code[m.end() + c.end() - 1:]
         if statics:
             masked = lex(code).masked
-            o = next(c for c in re.finditer(rf"(?<![\w.$%]){re.escape(name)}\s*\.\s*(\w+)\s*\(", masked[m.end():])
-                     if c.group(1) in _FILE_OPENERS)
+            o = next(c for c in call_rx.finditer(masked[m.end():]) if c.group(1) in _FILE_OPENERS)
         at, open_paren = m.end() + o.start(), m.end() + o.end() - 1
         close = close_paren(masked, open_paren)
         if close < 0:
@@ -767,8 +754,8 @@ def _list_dir_begin(code: str, name: str) -> str:
         skip_nav, skip_hidden = (list(args) + ["false", "false"])[:2]
         line_start = code.rfind("\n", 0, m.start()) + 1
         own = not lex(code[line_start:m.start()]).masked.strip()
-        sets = [f"{name}.include_navigational = {_negated(skip_nav)}" for _ in [0] if skip_nav != "true"]
-        sets += [f"{name}.include_hidden = {_negated(skip_hidden)}" for _ in [0] if skip_hidden != "true"]
+        flags = (("include_navigational", skip_nav), ("include_hidden", skip_hidden))
+        sets = [f"{name}.{prop} = {_negated(skip)}" for prop, skip in flags if skip != "true"]
         if sets and not own:
             raise _NotMechanical("list_dir_begin(...) inside a statement")
         pad = code[line_start:m.start()]

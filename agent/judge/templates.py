@@ -95,6 +95,22 @@ def _as_rids(arg: str) -> str | None:
     return "[" + ", ".join(i if i.endswith("get_rid()") else f"{i}.get_rid()" for i in items) + "]"
 
 
+_METHOD_NAME = re.compile(r"([\"'])([A-Za-z_]\w*)\1")
+_SIMPLE_OBJECT = re.compile(r"(?:\$[\w/]+|[A-Za-z_]\w*)(?:\s*\.\s*[A-Za-z_]\w*|\(\s*\))*")
+
+
+def callable_of(obj: str, method: str) -> str:
+    """Godot 3's (object, method name) as one Godot 4 Callable: `(self, "f")` -> `f`, `(node, "f")` ->
+    `node.f`, a name not written out or an object that is an expression -> `Callable(obj, method)`."""
+    obj, method = obj.strip(), method.strip()
+    name = _METHOD_NAME.fullmatch(method)
+    if name and obj == "self":
+        return name.group(2)
+    if name and _SIMPLE_OBJECT.fullmatch(obj):
+        return f"{obj}.{name.group(2)}"
+    return f"Callable({obj}, {method})"
+
+
 @dataclass(frozen=True)
 class TemplateUse:
     """One use of an API with a Godot 4 form: where it is, and the start of its name (to locate it again

@@ -51,9 +51,10 @@ def upload(page, paths: list[Path], text: str = "") -> float:
     return time.monotonic()
 
 
-def wait_verdict(page, timeout_ms: int = ANALYSIS_TIMEOUT_MS):
-    """The final answer's verdict heading."""
-    heading = page.get_by_text(re.compile(r"^Verdict: ")).last
+def wait_verdict(page, timeout_ms: int = ANALYSIS_TIMEOUT_MS,
+                 label: str | re.Pattern[str] = re.compile(r"^Verdict: ")):
+    """The final answer's verdict heading (`label`: its text in the reply's language, `판정:` in Korean)."""
+    heading = page.get_by_text(label).last
     heading.wait_for(timeout=timeout_ms)
     # The run's last updates (answer, task list) re-render the message: wait until the run has ended.
     page.locator("#stop-button").wait_for(state="detached", timeout=timeout_ms)

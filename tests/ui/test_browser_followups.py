@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.answer.test_followup_table import english_outside_code
-from tests.ui.chat_page import VIEWPORT, login, send
+from tests.ui.chat_page import VIEWPORT, login, send, wait_verdict
 from tests.ui.conftest import USERS
 
 pytestmark = pytest.mark.browser
@@ -52,8 +52,7 @@ def test_a_korean_question_and_the_issues_three_followups(server, browser, artif
     try:
         login(page, server.url, "alice", USERS["alice"])
         send(page, "이 코드 Godot 4로 바꿔야 해? 무슨 뜻이야?\n" + PLAYER)
-        page.get_by_text("판정:").last.wait_for(timeout=180_000)
-        page.locator("#stop-button").wait_for(state="detached", timeout=180_000)
+        wait_verdict(page, 180_000, label="판정:")
         page.wait_for_timeout(1000)
         for needle in ("이 코드는", "판정:"):  # the answer, then the verdict block and the changes table
             prose = page.evaluate(PROSE, needle) or ""

@@ -16,7 +16,7 @@ from agent.judge.findings.common import MAX_USES_PER_RULE, CodeFacts, FindContex
 from agent.judge.project import ProjectContext
 from agent.judge.snippets import call_args, close_paren, receiver_start, top_level_commas
 from agent.judge.syntax_rules import SyntaxRule
-from agent.judge.templates import template_edit
+from agent.judge.templates import callable_of, template_edit
 
 
 def find(ctx: FindContext) -> list[Finding]:
@@ -68,7 +68,8 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
                               mapping_keys=(f"{old_type}.{member}",),
                               caveat=f"Godot 4's {new_type}.{member} is static: it returns a new object")
         else:
-            edit = _callable_form(text, masked, open_at, old, new) or _template_form(text, m, member, old_type)
+            edit = _callable_form(text, masked, open_at, old, new) \
+                or _template_form(text, m, open_at, member, old_type)
             begin = receiver_start(text, masked, m.start() + (masked[m.start()] == "."))
             rule = SyntaxRule("call_form", "godot3", re.compile(re.escape(member)), old=shape_3,
                               new=f"{text[begin:open_at].strip()}({edit[2]})" if edit else shape_4,
@@ -80,10 +81,6 @@ def _call_form_findings(facts: CodeFacts, project: ProjectContext | None, uses: 
         if len(out) == MAX_USES_PER_RULE:
             break  # every call is its own item, as for the syntax rules
     return out
-
-
-_METHOD_NAME = re.compile(r"([\"'])([A-Za-z_]\w*)\1")
-_SIMPLE_OBJECT = re.compile(r"(?:\$[\w/]+|[A-Za-z_]\w*)(?:\s*\.\s*[A-Za-z_]\w*|\(\s*\))*")
 
 
 def _callable_form(text: str, masked: str, open_at: int, old: list, new: list) -> tuple[int, int, str] | None:
@@ -111,26 +108,20 @@ def _callable_form(text: str, masked: str, open_at: int, old: list, new: list) -
     if extra and "vararg" not in old[0].signature.rsplit(")", 1)[-1] or len(kept) > len(t4) - at - 1 \
             or any(t3[at + 2 + k] != t4[at + 1 + k] for k in range(len(kept))):
         return None  # `thread.start(self, "f", data)`: userdata has no place in 4.x's start()
-    name = _METHOD_NAME.fullmatch(text[bounds[at + 1] + 1:bounds[at + 2]].strip())
-    if name and obj == "self":
-        callable_ = name.group(2)
-    elif name and _SIMPLE_OBJECT.fullmatch(obj):
-        callable_ = f"{obj}.{name.group(2)}"
-    else:
-        callable_ = f"Callable({obj}, {method})"
+    callable_ = callable_of(obj, method)
     if extra:
         callable_ += f".bind({', '.join(extra)})"
     return open_at + 1, close - 1, ", ".join([*args[:at], callable_, *kept])
 
 
-def _template_form(text: str, m: re.Match[str], member: str, old_type: str) -> tuple[int, int, str] | None:
+def _template_form(text: str, m: re.Match[str], open_at: int, member: str,
+                   old_type: str) -> tuple[int, int, str] | None:
     """The call's Godot 4 form from calls.json (`ResourceSaver.save(path, res)` -> `ResourceSaver.save(res, path)`),
     as a typed edit of its arguments (the receiver as written stays)."""
     start = m.start() + text[m.start():].index(member)
     edit = template_edit(f"{old_type}.{member}", text, start)
     if edit is None:
         return None
-    open_at = text.index("(", start)
     form = edit[2]
     return open_at + 1, edit[1] - 1, form[form.rindex(f"{member}(") + len(member) + 1:-1]
 
