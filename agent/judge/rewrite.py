@@ -893,8 +893,8 @@ def mechanical_rewrite(code: str, renames: dict[str, str], declared: set[str],
             return _refuse(f"a call of {old} left")
     if any(re.search(rf"\.\s*{re.escape(o)}\b|(?<![\w$%.]){re.escape(o)}\s*\(", masked) for o in replaced):
         return _refuse("a use of a renamed member left")  # receiver unknown, past the item cap: half-migrated
-    left = next((o for o in gone if re.search(rf"(?<![\w$%@]){re.escape(o)}\b", masked)), None) or next(
-        (c for c in gone_classes if re.search(rf"(?<![\w.$%]){re.escape(c)}\b", masked)), None)
+    left = next((o for o in sorted(gone) if re.search(rf"(?<![\w$%@]){re.escape(o)}\b", masked)), None) or next(
+        (c for c in sorted(gone_classes) if re.search(rf"(?<![\w.$%]){re.escape(c)}\b", masked)), None)
     if left:
         return _refuse(f"a removed member left: {left}")  # `tween.start()` that no rewrite took away
     return new
