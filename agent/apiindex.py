@@ -95,13 +95,18 @@ class ClassEntry:
 
 
 def _split_args(args: str) -> list[str]:
-    out, depth, cur = [], 0, []
+    """Top-level arguments of a signature; a comma inside brackets or quotes (`delim: String = ","`) is no split."""
+    out, depth, cur, quote = [], 0, [], ""
     for ch in args:
-        if ch in "([{":
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        if ch == "," and depth == 0:
+        if ch == "," and depth == 0 and not quote:
             out.append("".join(cur).strip())
             cur = []
         else:

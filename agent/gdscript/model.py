@@ -7,6 +7,7 @@ declared types and initializers, its own parameters and locals, and the script's
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -50,6 +51,8 @@ class FunctionModel:
     static: bool
     return_type: str
     params: dict[str, Decl] = field(default_factory=dict)
+    rest: str = ""
+    """The variadic parameter's name (`func f(...args)`, Godot 4.5): any number of arguments more."""
     locals: dict[str, list[Decl]] = field(default_factory=dict)
     """Every local of the name in line order: a later `var x` in another block may hold another type."""
 
@@ -73,7 +76,7 @@ class ScriptModel:
     @classmethod
     def build(cls, text: str) -> ScriptModel:
         src = text.encode("utf-8")
-        tree = _parser().parse(src)
+        tree = _parser().parse(_COMMENT_LINE.sub(_blank, src))
         model = _class_body(tree.root_node.children, cls(tree=tree, source=src))
         return model
 
@@ -86,6 +89,15 @@ class ScriptModel:
 
     def declares(self, name: str) -> bool:
         return name in self.members or name in self.enum_values
+
+
+_COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.M)
+
+
+def _blank(m: re.Match[bytes]) -> bytes:
+    """A comment-only line as spaces of the same length: tree-sitter-gdscript ends a block at a comment written
+    left of the block's indentation (`#\tprint(x)` at column 0 inside a loop), Godot does not. Offsets stay."""
+    return b" " * len(m.group(0))
 
 
 def _text(node: Node | None) -> str:
@@ -166,6 +178,12 @@ def _function(node: Node) -> FunctionModel:
                       _text(ret) if ret is not None else "")
     params = node.child_by_field_name("parameters")
     for p in (params.children if params is not None else ()):
+        if p.type == "variadic_parameter":  # `...args` or `...args: Array`
+            inner = next((c for c in p.children if c.type in ("identifier", "typed_parameter")), None)
+            ident = inner if inner is None or inner.type == "identifier" else next(
+                (c for c in inner.children if c.type == "identifier"), None)
+            f.rest = _text(ident) or "..."
+            continue
         if p.type not in _PARAMS:
             continue
         if p.type == "identifier":

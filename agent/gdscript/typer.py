@@ -9,9 +9,10 @@ the judge then treats the use as unresolved, never as the class a name suggests.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
@@ -55,7 +56,12 @@ class ProjectScripts:
     def script_of(self, ref: str, from_path: str) -> str | None:
         """The script a `class_name`, an autoload or a quoted `res://` path names, if the project has it."""
         if ref[:1] in "\"'":
-            path = self.resolve(ref.strip("\"'"), from_path)
+            target = ref.strip("\"'")
+            if not target.startswith(("res://", "uid://", "/")):  # `extends "_.gd"`: relative to the script
+                near = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), target))
+                if near in self.sources:
+                    return near
+            path = self.resolve(target, from_path)
             return path if path in self.sources else None
         return self.class_paths.get(ref) or self.autoload_paths.get(ref)
 
@@ -124,7 +130,11 @@ class Typer:
         return GdType.of(name, open=True) if name in self._classes else UNKNOWN
 
     def member(self, owner: GdType, name: str, *, call: bool) -> GdType:
-        """The type `owner.name` holds (a property) or returns (`call`)."""
+        """The type `owner.name` holds (a property) or returns (`call`); a guess stays a guess down a chain."""
+        found = self._member(owner, name, call=call)
+        return replace(found, guessed=True) if owner.guessed and found.known else found
+
+    def _member(self, owner: GdType, name: str, *, call: bool) -> GdType:
         if not owner.known:
             return UNKNOWN
         if owner.user:
@@ -279,6 +289,8 @@ class Typer:
         """Type an `a.b.c()` chain left to right; each `.`'s receiver type goes into `dots` (by byte offset)."""
         kids = node.children
         cur = self.expr(kids[0], path, func) if kids else UNKNOWN
+        if kids and kids[0].type in ("binary_operator", "unary_operator", "conditional_expression"):
+            cur = UNKNOWN  # tree-sitter-gdscript reads `not a.b or c.d.e()` as `(not a.b or c.d).e()`: no receiver
         i = 1
         while i + 1 < len(kids):
             dot, part = kids[i], kids[i + 1]
@@ -324,7 +336,7 @@ class Typer:
         if node_path in nodes:
             return GdType.of(nodes[node_path], open=True)
         guess = self.scripts.node_names.get(node_path.rsplit("/", 1)[-1])
-        return GdType.of(guess, open=True) if guess else UNKNOWN
+        return GdType.of(guess, open=True, guessed=True) if guess else UNKNOWN
 
     def _unique(self, name: str, path: str) -> GdType:
         """A node found by name anywhere below (`%Name`, `find_node("Name")`): one scene type, else its name's."""
@@ -333,9 +345,32 @@ class Typer:
         if len(types) == 1:
             return GdType.of(types.pop(), open=True)
         guess = self.scripts.node_names.get(name)
-        return GdType.of(guess, open=True) if guess and not types else UNKNOWN
+        return GdType.of(guess, open=True, guessed=True) if guess and not types else UNKNOWN
 
     # ------------------------------------------------------------ spans
+
+    def dot_types(self, path: str, start_byte: int = 0, end_byte: int | None = None) -> dict[int, tuple[GdType, str]]:
+        """Every `.` in the script's bytes [start, end) -> (its receiver's type, the member named right of it).
+
+        Code inside an inner class is left out (another scope: the model types column-0 functions)."""
+        model = self.scripts.model(path)
+        if model is None or model.tree is None:
+            return {}
+        end = len(model.source) if end_byte is None else end_byte
+        dots: dict[int, tuple[GdType, str]] = {}
+
+        def walk(node: Node, func: FunctionModel | None) -> None:
+            if node.end_byte <= start_byte or node.start_byte >= end or node.type == "class_definition":
+                return
+            if node.type == "function_definition" and node.parent is not None and node.parent.type == "source":
+                func = model.function_at(node.start_point[0] + 1)
+            if node.type == "attribute":
+                self._chain(node, path, func, dots)
+            for c in node.children:
+                walk(c, func)
+
+        walk(model.tree.root_node, None)
+        return {at: v for at, v in dots.items() if start_byte <= at < end}
 
     def receivers(self, path: str, start_byte: int, end_byte: int) -> dict[int, str]:
         """The engine type left of every `.` in the script's bytes [start, end) that is resolved, by byte
@@ -346,25 +381,9 @@ class Typer:
         some project script declares, used on a value whose class only the project's code or scenes name:
         that object may be one of those scripts. Code inside an inner class is left out (another scope).
         """
-        model = self.scripts.model(path)
-        if model is None or model.tree is None:
-            return {}
-        dots: dict[int, tuple[GdType, str]] = {}
-
-        def walk(node: Node, func: FunctionModel | None) -> None:
-            if node.end_byte <= start_byte or node.start_byte >= end_byte or node.type == "class_definition":
-                return
-            if node.type == "function_definition" and node.parent is not None and node.parent.type == "source":
-                func = model.function_at(node.start_point[0] + 1)
-            if node.type == "attribute":
-                self._chain(node, path, func, dots)
-            for c in node.children:
-                walk(c, func)
-
-        walk(model.tree.root_node, None)
         out: dict[int, str] = {}
-        for at, (t, member) in dots.items():
-            if not (start_byte <= at < end_byte) or not t.known:
+        for at, (t, member) in self.dot_types(path, start_byte, end_byte).items():
+            if not t.known:
                 continue
             if t.user:
                 if self.declared_by(t.v3, member) is not None:

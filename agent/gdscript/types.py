@@ -24,13 +24,15 @@ class GdType:
     open: bool = False
     """Named by the project's code or scenes (`var c: Control`, `-> Control`, a scene's node type), not returned
     by the engine: the object may be a project script extending the class, with members of its own."""
+    guessed: bool = False
+    """Read off a node's name (`$Timer` that no scene types): likely, never proof that a member is missing."""
 
     @classmethod
-    def of(cls, name: str | None, *, user: bool = False, open: bool = False) -> GdType:
+    def of(cls, name: str | None, *, user: bool = False, open: bool = False, guessed: bool = False) -> GdType:
         """The same type in both versions (a per-version name `A|B` is split)."""
         if not name:
             return UNKNOWN
-        return cls(type_in(V3, name), type_in(V4, name), user, open)
+        return cls(type_in(V3, name), type_in(V4, name), user, open, guessed)
 
     @property
     def known(self) -> bool:
