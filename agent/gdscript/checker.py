@@ -185,6 +185,15 @@ class Checker:
 
     # ------------------------------------------------------------ the script
 
+    def check_text(self, path: str, text: str) -> list[Diagnostic]:
+        """The diagnostics of `text` as the script `path` of this project (its other scripts as they are)."""
+        if self.scripts.sources.get(path) == text:
+            return self.check(path)
+        s = self.scripts
+        scripts = ProjectScripts({**s.sources, path: text}, class_paths=s.class_paths, autoload_paths=s.autoload_paths,
+                                 resolve=s.resolve, scene_nodes=s.scene_nodes, node_names=s.node_names)
+        return Checker(scripts, self.api, autoloads=self.autoloads, godot3_origin=self.godot3_origin).check(path)
+
     def check(self, path: str) -> list[Diagnostic]:
         """Every diagnostic of one script, in source order."""
         text = self.scripts.sources.get(path) or ""
@@ -209,6 +218,8 @@ class _Run:
         self.out: list[Diagnostic] = []
         self._seen: set[tuple[int, str]] = set()
         self.dots: dict[int, tuple[GdType, str]] = {}
+        self.own_refs: dict[str, list[Node]] = {}
+        """Bare uses of the script's own members (not a local's or parameter's), by name."""
 
     # ------------------------------------------------------------ reporting
 
@@ -585,6 +596,8 @@ class _Run:
 
     def name(self, node: Node, scope: _Scope, cls: _Class) -> None:
         name = _text(node)
+        if cls.outer is None and not scope.has(name) and name in cls.model.members:
+            self.own_refs.setdefault(name, []).append(node)
         if self.known(name, scope, cls):
             return
         self.undeclared(node, name, cls)
@@ -820,11 +833,12 @@ class _Run:
     # ------------------------------------------------------------ accessors
 
     def accessors(self, root: Node) -> None:
-        """Code migrated from Godot 3: a property whose `setget` did not run inside the class now does."""
+        """Code migrated from Godot 3: a property whose `setget` did not run inside the class now does. Its fix
+        (safe) is the backing-field form the maintainers of ports write: `var _x = v` holds the value, every bare
+        use in the class reads and writes `_x` as Godot 3 did, and `x`'s accessors call the same functions."""
         origin = self.c.godot3_origin.get(self.path)
         if origin is None:
             return
-        props: dict[str, set[str]] = {}
         for node in root.children:
             if node.type != "variable_statement":
                 continue
@@ -832,26 +846,56 @@ class _Run:
             name = _text(node.child_by_field_name("name"))
             if sg is None or not _setget_in(origin, name):
                 continue
-            props[name] = {_text(c) for c in sg.named_children if c.type in ("setter", "getter")}
-        if not props:
-            return
-        for node in root.children:
-            if node.type != "function_definition":
+            setter = next((_text(c) for c in sg.named_children if c.type == "setter"), "")
+            getter = next((_text(c) for c in sg.named_children if c.type == "getter"), "")
+            inside = [n for n in self.own_refs.get(name, []) if self._function_of(n) not in (setter, getter)]
+            if not inside:
                 continue
-            fname = _text(node.child_by_field_name("name"))
-            stack = [node.child_by_field_name("body")]
-            while stack:
-                n = stack.pop()
-                if n is None:
-                    continue
-                if n.type in ("assignment", "augmented_assignment") and n.children:
-                    left = n.children[0]
-                    if left.type == "identifier" and _text(left) in props and fname not in props[_text(left)]:
-                        self.report(left, "accessor-in-class",
-                                    f"Godot 4 runs `{_text(left)}`'s setter here, inside its own class; Godot 3's "
-                                    f"setget did not (assign a backing field to keep the Godot 3 behaviour)")
-                if n.type not in ("lambda",):
-                    stack.extend(n.children)
+            backing = self._free_name(f"_{name.lstrip('_')}")
+            fix = self._backing_fix(node, sg, name, backing, setter, getter)
+            for n in inside:
+                self.report(n, "accessor-in-class",
+                            f"Godot 4 runs `{name}`'s accessor here, inside its own class; Godot 3's setget did not "
+                            f"(the fix keeps the value in `{backing}`)", fix=fix)
+
+    def _function_of(self, node: Node) -> str:
+        cur = node.parent
+        while cur is not None and cur.type not in ("function_definition", "constructor_definition"):
+            cur = cur.parent
+        if cur is None:
+            return ""
+        return _text(cur.child_by_field_name("name")) or "_init"
+
+    def _free_name(self, want: str) -> str:
+        taken = set(self.model.members) | set(self.c.project_members())
+        name = want
+        while name in taken:
+            name = "_" + name
+        return name
+
+    def _backing_fix(self, decl: Node, sg: Node, name: str, backing: str, setter: str, getter: str) -> Fix:
+        head = self.source[decl.start_byte:sg.start_byte].decode("utf-8", "replace").rstrip().rstrip(":").rstrip()
+        value = decl.child_by_field_name("value")
+        typ = decl.child_by_field_name("type")
+        type_text = f": {_text(typ)}" if typ is not None and typ.type != "inferred_type" else ""
+        annotations = head[: head.index("var")] if "var" in head else ""
+        line_start = self.source.rfind(b"\n", 0, decl.start_byte) + 1
+        indent = self.source[line_start:decl.start_byte].decode()
+        inner = indent + "\t"
+        store = f"var {backing}{type_text}" + (f" = {_text(value)}" if value is not None else "")
+        prop = [f"{annotations}var {name}{type_text}:",
+                f"{inner}set(value):", f"{inner}\t" + (f"{setter}(value)" if setter else f"{backing} = value"),
+                f"{inner}get:", f"{inner}\treturn " + (f"{getter}()" if getter else backing)]
+        eol = self.source.find(b"\n", sg.end_byte)
+        eol = len(self.source) if eol < 0 else eol
+        tail = self.source[sg.end_byte:eol].decode("utf-8", "replace")
+        comment = f"  {tail.strip()}" if tail.strip().startswith("#") else ""  # the line's comment stays on it
+        end = eol if comment else sg.end_byte
+        edits = [Edit(start=decl.start_byte, end=end, text=f"{store}{comment}\n{indent}" + "\n".join(prop))]
+        edits += [Edit(start=n.start_byte, end=n.end_byte, text=backing) for ns in (self.own_refs.get(name, []),)
+                  for n in ns]
+        return Fix(edits=tuple(sorted(edits, key=lambda e: e.start)), applicability="safe",
+                   why=f"`{backing}` holds the value, so code in the class uses it directly as Godot 3 did")
 
 
 def _setget_in(text: str, name: str) -> bool:

@@ -62,8 +62,13 @@ def _export_annotation(hint: str) -> tuple[str, str]:
     head, rest = parts[0], parts[1:]
     if head in ("int", "float") and rest and all(re.fullmatch(_NUMBER, p) for p in rest) and 2 <= len(rest) <= 3:
         return f"@export_range({', '.join(rest)})", head
-    if head == "int" and rest and all(re.fullmatch(r'"[^"\n]*"', p) for p in rest):
-        return f"@export_enum({', '.join(rest)})", head
+    if head in ("int", "String") and rest and all(re.fullmatch(r'"[^"\n]*"', p) for p in rest):
+        return f"@export_enum({', '.join(rest)})", head  # a String var keeps the chosen name, an int its index
+    if head == "float" and rest[:1] == ["EXP"] and all(re.fullmatch(_NUMBER, p) for p in rest[1:]) \
+            and 2 <= len(rest[1:]) <= 3:
+        return f"@export_range({', '.join(rest[1:])}, \"exp\")", head
+    if head == "float" and rest == ["EASE"]:
+        return "@export_exp_easing", head
     if head == "int" and len(rest) >= 2 and rest[0] == "FLAGS" and all(re.fullmatch(r'"[^"\n]*"', p) for p in rest[1:]):
         return f"@export_flags({', '.join(rest[1:])})", head
     if head == "int" and len(rest) == 1 and rest[0] in _EXPORT_FLAG_KINDS:
@@ -139,24 +144,61 @@ def _rewrite_init_super(code: str) -> str:
     return code
 
 
-def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = frozenset(),
-                   taken: set[str] = frozenset()) -> str:
-    code = _sub_in_code(code, re.compile(r"^([ \t]*)export(\s*\(([^)\n]*)\))?\s+var\s+([A-Za-z_]\w*)"
-                                         r"([ \t]*:[ \t]*[A-Za-z_][\w.\[\]]*)?([ \t]*:=)?", re.M), _export)
-    code = _sub_in_code(code, re.compile(r"^([ \t]*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
-    code = _sub_in_code(code, re.compile(r"^([ \t]*)tool[ \t]*$", re.M), lambda m, o: f"{m.group(1)}@tool")
-    code = _sub_in_code(code, re.compile(rf"^([ \t]*)({'|'.join(_RPC_FORMS)})[ \t]+func\b", re.M), _rpc)
-    code = _super_calls(code)
-    code = _rewrite_init_super(code)
-    code = _rewrite_function_state(code)
-    code = _rewrite_calls(code, _YIELD, _await)
-    code = _rewrite_move_and_slide(code)
-    code = _sub_in_code(code, _STRING_CONNECT, _connect, keep_strings=True)
+_EXPORT_VAR = re.compile(r"^([ \t]*)export(\s*\(([^)\n]*)\))?\s+var\s+([A-Za-z_]\w*)([ \t]*:[ \t]*[A-Za-z_][\w.\[\]]*)?"
+                         r"([ \t]*:=)?", re.M)
+_SETGET = re.compile(r"^([ \t]*)((?:@\w+(?:\([^)\n]*\))?[ \t]+)*var\s+[^\n]*?)[ \t]+setget[ \t]+(\w*)[ \t]*"
+                     r"(?:,[ \t]*(\w+))?[ \t]*$", re.M)
+
+
+def _export_step(code: str) -> str:
+    return _sub_in_code(code, _EXPORT_VAR, _export)
+
+
+def _onready_step(code: str) -> str:
+    return _sub_in_code(code, re.compile(r"^([ \t]*)onready(\s+var\b)", re.M), lambda m, o: f"{m.group(1)}@onready{m.group(2)}")
+
+
+def _tool_step(code: str) -> str:
+    return _sub_in_code(code, re.compile(r"^([ \t]*)tool[ \t]*$", re.M), lambda m, o: f"{m.group(1)}@tool")
+
+
+def _rpc_step(code: str) -> str:
+    return _sub_in_code(code, re.compile(rf"^([ \t]*)({'|'.join(_RPC_FORMS)})[ \t]+func\b", re.M), _rpc)
+
+
+def _yield_step(code: str) -> str:
+    return _rewrite_calls(code, _YIELD, _await)
+
+
+def _icon_step(code: str) -> str:
     # class_name X, "res://icon.svg" -> @icon("res://icon.svg") on the line above class_name X
     code = _sub_in_code(code, re.compile(r"^([ \t]*)class_name[ \t]+(\w+)[ \t]*,[ \t]*(([\"'])[^\"'\n]*\4)", re.M),
                         lambda m, o: f"{m.group(1)}@icon({m.group(3)})\n{m.group(1)}class_name {m.group(2)}",
                         keep_strings=True)
-    code = _hoist_icon(code)
+    return _hoist_icon(code)
+
+
+def _nodepath_step(code: str) -> str:
+    return _sub_in_code(code, _NODEPATH_AT, lambda m, o: "^")  # @"A/B" -> ^"A/B"
+
+
+def _setget_step(code: str) -> str:
+    return _sub_in_code(code, _SETGET, _setget)
+
+
+def _grammar_steps() -> tuple:
+    """The line rules that change grammar only: what a chunk left to a person still gets (`syntax_edits`)."""
+    return (_export_step, _onready_step, _tool_step, _rpc_step, _super_calls, _rewrite_init_super,
+            _rewrite_function_state, _yield_step, _icon_step, _nodepath_step, _setget_step)
+
+
+def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = frozenset(),
+                   taken: set[str] = frozenset()) -> str:
+    for step in _grammar_steps()[:8]:  # export, onready, tool, rpc, super calls, _init super, coroutine states, yield
+        code = step(code)
+    code = _rewrite_move_and_slide(code)
+    code = _sub_in_code(code, _STRING_CONNECT, _connect, keep_strings=True)
+    code = _icon_step(code)
     code = _rewrite_thread_start(code)
     code = _rewrite_file_new(code)
     code = _rewrite_json_parse(code, declared | taken)
@@ -165,12 +207,11 @@ def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = 
     code = _rewrite_tween(code)
     code = _rewrite_os_window(code)
     code = _rewrite_is_variable(code)
-    code = _sub_in_code(code, _NODEPATH_AT, lambda m, o: "^")  # @"A/B" -> ^"A/B"
+    code = _nodepath_step(code)
     code = _sub_in_code(code, _BASIS_FROM_EULER, lambda m, o: "Basis.from_euler(")
     code = _rewrite_string_from(code)
     if with_setget:  # Godot 4 runs the setter on in-class access too (the item's caveat says so)
-        code = _sub_in_code(code, re.compile(r"^([ \t]*)((?:@\w+(?:\([^)\n]*\))?[ \t]+)*var\s+[^\n]*?)[ \t]+setget[ \t]+"
-                                             r"(\w*)[ \t]*(?:,[ \t]*(\w+))?[ \t]*$", re.M), _setget)
+        code = _setget_step(code)
     for old, new in {**_POOL, **_RECT}.items():
         code = _sub_in_code(code, re.compile(rf"\b{old}\b"), lambda m, o, new=new: new)
     for old, new in GLOBAL_FUNCTION_RENAMES.items():
@@ -576,7 +617,9 @@ def _setget(m: re.Match[str], orig: str) -> str:
     if not parts:
         raise _NotMechanical("empty setget")
     declaration = orig[m.start(2) - m.start() : m.end(2) - m.start()].rstrip()  # not split on a " setget" in a string
-    return f"{m.group(1)}{declaration}: {', '.join(parts)}"
+    rest = orig[max(m.end(3), m.end(4) if m.group(4) else 0) - m.start():].strip()
+    comment = f"  {rest}" if rest.startswith("#") else ""  # the line's comment (blanked in the masked view) stays
+    return f"{m.group(1)}{declaration}: {', '.join(parts)}{comment}"
 
 
 _FILE_CLASSES = changes.renamed(rule="file_class", kind="class")
@@ -792,6 +835,17 @@ def rename_signals(code: str, signals: Mapping[str, str]) -> str:
         code = _sub_in_code(code, re.compile(rf"(?<![\w$%]){re.escape(old)}\b{_SIGNAL_USE}"), lambda m, o, n=new: n)
         code = _sub_in_code(code, re.compile(rf"(\bawait\b[^\n]*?\.\s*){re.escape(old)}\b(?!\s*\()"),
                             lambda m, o, n=new: o[: len(m.group(1))] + n)  # `await obj.hide` (from `yield`)
+    return code
+
+
+def syntax_edits(code: str) -> str:
+    """`code` with the engine's grammar rules applied one by one (annotations, `super.f()`, `await`, `set =`/
+    `get =`, ...), for a chunk left to a person: a rule that needs judgement there leaves its lines as they are."""
+    for step in _grammar_steps():
+        try:
+            code = step(code)
+        except _NotMechanical:
+            continue
     return code
 
 

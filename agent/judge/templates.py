@@ -75,7 +75,26 @@ def template_edit(api: str, code: str, start: int) -> tuple[int, int, str] | Non
         if rids is None:
             return None
         form = form.replace(f"{{{k}:rids}}", rids.replace("{", "{{").replace("}", "}}"))
+    if _OPERATOR_FORM.search(form):  # `(b * v)`: an operand that is itself an operation keeps its meaning
+        args, recv = [_operand(a) for a in args], _operand(recv)
     return begin, close, form.format(*args, recv=recv, args=", ".join(args))
+
+
+_OPERATOR_FORM = re.compile(r"\}\s*[-+*/%]\s*\{")
+_TOP_OPERATOR = re.compile(r"[-+*/%<>=!&|^~]|\b(?:and|or|not|in|is|as|if|else)\b")
+
+
+def _operand(expr: str) -> str:
+    """`expr` in parentheses when an operator stands at its top level: `a + b` as `(a + b)`, never `f(a + b)`."""
+    masked = lex(expr).masked
+    depth, flat = 0, []
+    for ch in masked:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        flat.append(ch if depth == 0 or ch in ")]}" else " ")
+    top = "".join(flat).strip()
+    unary = top[:1] in "-!" and not _TOP_OPERATOR.search(top[1:])
+    return f"({expr})" if _TOP_OPERATOR.search(top) and not unary else expr
 
 
 _RIDS = re.compile(r"\{(\d+):rids\}")

@@ -14,10 +14,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agent.judge.project import ProjectContext, build_project_context
 from agent.migrate.model import (TODO_TAG, FileMigration, MigrationSummary, MigrationTodo, ProjectMigration)
 from agent.migrate.resources import migrate_project_godot, migrate_resource
+from agent.gdscript.checker import Checker
+from agent.gdscript.grammar import godot4_grammar_error
+from agent.migrate.safe_edits import COMMENTED, comment_out
 from agent.migrate.script import compose, file_migration, plan_script, validate_script
 
 __all__ = ["TODO_TAG", "FileMigration", "MigrationSummary", "ProjectMigration", "migrate_files", "migrate_snippet",
@@ -99,26 +103,63 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
             if record.migrated is not None:
                 migrated_text[path] = record.migrated
     failures: dict[str, list[str]] = {p: [] for p in planned}
+    api = kb.api if kb is not None else None
+    checked = set(planned) if api is not None and api.complete_v4 else set()
     for _ in range(_VALIDATION_ROUNDS):
         # a rewrite given back to a person can leave others wrong (`var a = AStar.new()` kept: `a.connect_points`
-        # in another function is Godot 3 again), so validate again on the project as it now is, until none fails
-        changed = {p for p, (_, composed) in planned.items() if composed.text != files[p]}
+        # in another function is Godot 3 again), so validate again on the project as it now is, until none fails;
+        # with a complete API index the Godot 4 checker reads every script too (its safe renames are applied)
+        changed = {p for p, (_, composed) in planned.items() if composed.text != files[p]} | checked
         if not changed:
             break
         after = migration_context(migrated_text, kb)
-        gave_up = False
+        checker = Checker(after.scripts, api, autoloads=after.autoloads, godot3_origin=files) \
+            if checked and after.scripts is not None else None
+        again = False
         for path in sorted(changed):
             plans, composed = planned[path]
-            failed = validate_script(path, files[path], composed, after)
-            if failed:
-                failures[path] += [f"lines {p.chunk.span.start_line}-{p.chunk.span.end_line}: {p.failure}" for p in failed]
+            redo = validate_script(path, files[path], composed, after, checker, gate_unflagged=not godot4_project)
+            if redo:
+                failures[path] += [f"lines {p.chunk.span.start_line}-{p.chunk.span.end_line}: {p.failure}"
+                                   for p in redo if p.failure]
                 composed = compose(files[path], plans)
-                planned[path], migrated_text[path], gave_up = (plans, composed), composed.text, True
-        if not gave_up:
+                planned[path], migrated_text[path], again = (plans, composed), composed.text, True
+        if not again:
             break
     for path, (plans, composed) in planned.items():
+        if composed.text != files[path]:
+            composed = _parses_in_godot4(files[path], plans, composed, failures[path])
         out.append(file_migration(path, files[path], plans, composed, failures[path]))
     return ProjectMigration.of(out)
+
+
+def _parses_in_godot4(original: str, plans: list, composed, failures: list[str]):
+    """The composed script once gdtoolkit's Godot 4 grammar reads it whole: a rewritten chunk it stops in goes back
+    to a person; a line it stops at in a TODO chunk (or in code no rule changed) is kept as a `# godot3:` comment."""
+    for _ in range(_VALIDATION_ROUNDS * 4):
+        text, commented = composed.text, []
+        while (err := godot4_grammar_error(text)) is not None:
+            at = len("\n".join(text.split("\n")[: err.line - 1]).encode())
+            found = composed.plan_at(at) if not commented else None
+            if found is not None and found[0].migrated:
+                found[0].give_up(f"Godot 4's grammar stops at it: {err.message}")
+                failures.append(f"line {err.line}: {err.message}")
+                composed = compose(original, plans)
+                break
+            new = comment_out(text, err.line)
+            if new == text or len(commented) > 40:
+                failures.append(f"line {err.line}: Godot 4's grammar stops here ({err.message}); left as it is")
+                return replace(composed, text=text)
+            commented.append(err.line)
+            text = new
+        else:
+            if commented:
+                failures.append(f"kept as `{COMMENTED.strip()}` comments (Godot 4 cannot parse them): lines "
+                                + ", ".join(map(str, commented)))
+            todos = [MigrationTodo(line=n, reason="Godot 4 cannot parse this line; it is kept as a comment")
+                     for n in commented]
+            return replace(composed, text=text, todos=composed.todos + todos)
+    return composed
 
 
 def migrate_snippet(code: str, kb: ProjectContext | None, path: str = SNIPPET_PATH) -> FileMigration:

@@ -20,7 +20,11 @@ from agent.judge.exact_rows import with_exact_rows
 from agent.judge.facts import CodeFacts
 from agent.judge.project import ProjectContext
 from agent.judge.recommend import recommendation_failures
-from agent.judge.rewrite import REFUSAL
+from agent.gdscript.checker import Checker
+from agent.gdscript.diagnostics import Diagnostic
+from agent.gdscript.grammar import godot4_grammar_error
+from agent.judge.rewrite import REFUSAL, syntax_edits
+from agent.migrate.safe_edits import grammar_edits
 from agent.migrate.model import TODO_TAG, FileMigration, MigrationHunk, MigrationTodo
 from agent.models import Chunk, EvidenceBundle, Judgment, SourceFile, SuggestedChange
 from agent.parse import chunk_file
@@ -68,12 +72,47 @@ class ChunkPlan:
     failure: str = ""
     why: str = ""
     """Why no complete Godot 4 form was written (the rewrite's refusal, or the validation's failure)."""
+    body: str | None = None
+    """A TODO chunk's text as written: the original with every safe edit (`todo_body`), so the file parses."""
+
+    @property
+    def migrated(self) -> bool:
+        """Rewritten whole, with no TODO."""
+        return self.new is not None and not self.todos
+
+    @property
+    def text(self) -> str:
+        """What the migrated file holds for this chunk."""
+        if self.new is not None:
+            return self.new
+        return self.body if self.todos and self.body is not None else self.chunk.code_text
 
     def give_up(self, why: str) -> None:
-        """Back to the original lines, with a TODO that says why (and the items it could not write)."""
+        """Back to the original lines (with their safe edits), and a TODO that says why (and the items)."""
         self.failure = self.why = why
         self.new = None
         self.todos = [(f"the Godot 4 rewrite was not kept: {why}", None)] + (self.todos or _item_todos(self.items))
+        self.body = todo_body(self.chunk.code_text)
+
+    def leave_to_person(self, why: str) -> None:
+        """A chunk the judge let pass that Godot 4 still refuses: a TODO with the checker's reason."""
+        self.flagged = True
+        self.why = self.why or why
+        if (why, None) not in self.todos:
+            self.todos = [*self.todos, (why, None)]
+        if self.new is not None:
+            self.body, self.new = self.new, None
+        elif self.body is None:
+            self.body = todo_body(self.chunk.code_text)
+
+
+def todo_body(code: str) -> str:
+    """A chunk kept for a person, with its safe edits: Godot 4 grammar for Godot 3 grammar (`safe_edits`)."""
+    try:
+        code = syntax_edits(code)
+    except Exception:  # noqa: BLE001 - a line rule that needs judgement leaves the grammar to the next step
+        pass
+    return grammar_edits(code)
 
 
 def _one_line(text: str, limit: int = 90) -> str:
@@ -113,7 +152,7 @@ def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
     code = judgment.suggested_code if judgment.version_signal == "godot3" else None
     refused = recommendation_failures(judgment, inp, facts) if code is not None else []
     if code is not None and code != chunk.code_text and not refused:
-        plan.new = code
+        plan.new = grammar_edits(code)  # Godot 3 grammar the line rules do not know (`func f(var x)`)
     elif refused:  # the run's validator refuses it too: Godot 3 API in what it would write
         plan.give_up(refused[0].split(": ", 1)[-1])
     elif _valid_as_written(facts, inp):
@@ -121,6 +160,7 @@ def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
     else:
         plan.todos = _item_todos(plan.items) or _finding_todos(facts)
         plan.why = REFUSAL.get() or "not every change has a mechanical Godot 4 form"
+        plan.body = todo_body(chunk.code_text)
     return plan
 
 
@@ -171,6 +211,15 @@ class Composed:
     spans: list[tuple[ChunkPlan, int, int]]
     """Each changed or marked plan and its span in the new text (bytes, TODO lines included)."""
     todos: list[MigrationTodo]
+    places: list[tuple[ChunkPlan, int, int]] = field(default_factory=list)
+    """Every plan and where its text (`ChunkPlan.text`, TODO lines not included) stands in the new text."""
+
+    def plan_at(self, byte: int) -> tuple[ChunkPlan, int] | None:
+        """The plan whose text holds `byte` of the new text, and the byte's offset in that text."""
+        for plan, a, b in self.places:
+            if a <= byte < b or byte == a == b:
+                return plan, byte - a
+        return None
 
 
 def compose(text: str, plans: list[ChunkPlan]) -> Composed:
@@ -178,15 +227,18 @@ def compose(text: str, plans: list[ChunkPlan]) -> Composed:
     data = text.encode()
     out = bytearray()
     spans: list[tuple[ChunkPlan, int, int]] = []
+    places: list[tuple[ChunkPlan, int, int]] = []
     todos: list[MigrationTodo] = []
     last = 0
     for plan in sorted(plans, key=lambda p: p.chunk.span.start_byte):
         c = plan.chunk
         if plan.new is None and not plan.todos:
+            at = len(out) + (c.span.start_byte - last)
+            places.append((plan, at, at + len(c.code_text.encode())))
             continue
         line_start = data.rfind(b"\n", 0, c.span.start_byte) + 1
         lead = data[line_start:c.span.start_byte].decode()
-        body = plan.new if plan.new is not None else c.code_text
+        body = plan.text
         if body.strip():  # a removed last line (`var velocity`) must not leave its newline behind
             body = body.rstrip("\n") + "\n" * (len(c.code_text) - len(c.code_text.rstrip("\n")))
         first = (lead + c.code_text).split("\n", 1)[0]
@@ -200,15 +252,17 @@ def compose(text: str, plans: list[ChunkPlan]) -> Composed:
             todos.append(MigrationTodo(line=out.count(b"\n"), reason=reason, docs_url=url))
         if start_at == line_start:
             out += lead.encode()
+        body_at = len(out)
         out += body.encode()
         spans.append((plan, begin, len(out)))
+        places.append((plan, body_at, len(out)))
         last = c.span.end_byte
         if not body.strip() and not marks:  # a chunk rewritten away (`var velocity = Vector2.ZERO`): its line too
             last += data[last:last + 1] == b"\n"
             if data[last:last + 1] == b"\n" and out.endswith(b"\n\n"):
                 last += 1
     out += data[last:]
-    return Composed(out.decode(), spans, todos)
+    return Composed(out.decode(), spans, todos, places)
 
 
 def parse_errors(text: str) -> list[tuple[int, int]]:
@@ -231,9 +285,13 @@ def _owner(spans: list[tuple[ChunkPlan, int, int]], start: int, end: int) -> lis
     return [p for p, a, b in spans if p.new is not None and a <= max(start, end - 1) and start < b]
 
 
-def validate_script(path: str, original: str, composed: Composed, ctx: ProjectContext | None) -> list[ChunkPlan]:
-    """The plans whose rewrite fails: a new parse error inside it, or Godot 3 code left in it (judged again on
-    the migrated file's model). Each is given up with its reason (`ChunkPlan.give_up`)."""
+def validate_script(path: str, original: str, composed: Composed, ctx: ProjectContext | None,
+                    checker: Checker | None = None, *, gate_unflagged: bool = True) -> list[ChunkPlan]:
+    """The plans whose rewrite fails, each given up with its reason (`ChunkPlan.give_up`): a new tree-sitter
+    error inside it, a line gdtoolkit's Godot 4 grammar stops at, Godot 3 code left in it (judged again on the
+    migrated file's model), or an error of the Godot 4 checker. A checker error with a safe fix (a rename the
+    converter's tables and the API index vouch for) is fixed in place instead, in any chunk; an error in a chunk
+    the judge let pass makes it a TODO (`gate_unflagged`; off for a Godot 4 project's own code)."""
     bad: dict[int, ChunkPlan] = {}
     before = len(parse_errors(original))
     errors = parse_errors(composed.text)
@@ -242,6 +300,12 @@ def validate_script(path: str, original: str, composed: Composed, ctx: ProjectCo
             for p in _owner(composed.spans, a, b) or [p for p, _, _ in composed.spans if p.new is not None]:
                 bad.setdefault(id(p), p).failure = p.failure or "the rewrite does not parse"
     if not bad:
+        grammar = godot4_grammar_error(composed.text)
+        if grammar is not None:
+            at = len("\n".join(composed.text.split("\n")[: grammar.line - 1]).encode())
+            for p in _owner(composed.spans, at, at + 1):
+                bad.setdefault(id(p), p).failure = f"Godot 4's grammar stops at its line {grammar.line}: {grammar.message}"
+    if not bad:
         for chunk in script_chunks(path, composed.text):
             _, facts = judge_chunk(chunk, ctx)
             if not needs_migration(facts):
@@ -249,9 +313,55 @@ def validate_script(path: str, original: str, composed: Composed, ctx: ProjectCo
             left = ", ".join(sorted({_one_line(f.text, 40) for f in (*facts.godot3_syntax, *facts.godot3_strong)}))
             for p in _owner(composed.spans, chunk.span.start_byte, chunk.span.end_byte):
                 bad.setdefault(id(p), p).failure = p.failure or f"Godot 3 code left in it ({left})"
+    if not bad and checker is not None:
+        fixed = _apply_checker(path, composed, checker, bad, gate_unflagged)
+        if fixed:
+            return fixed
     for p in bad.values():
         p.give_up(p.failure)
     return list(bad.values())
+
+
+def _apply_checker(path: str, composed: Composed, checker: Checker, bad: dict[int, ChunkPlan],
+                   gate_unflagged: bool) -> list[ChunkPlan]:
+    """The checker's verdict on the composed file: safe fixes written into their plans' text, other errors in
+    a rewritten chunk marked in `bad` (given up by the caller), in a chunk left as it was made TODOs. Returns the
+    plans changed here (fixed or made TODOs), which the caller composes and validates again."""
+    diags = [d for d in checker.check_text(path, composed.text) if d.severity == "error"]
+    edits: dict[int, tuple[ChunkPlan, list[tuple[int, int, str, Diagnostic]]]] = {}
+    touched: dict[int, ChunkPlan] = {}
+    for d in diags:
+        found = composed.plan_at(d.start)
+        if found is None:
+            continue
+        plan, _ = found
+        if d.fix is not None and d.fix.applicability == "safe":
+            for e in d.fix.edits:  # an edit goes to the chunk that holds it (a backing field spans functions)
+                hit = composed.plan_at(e.start)
+                if hit is not None:
+                    edits.setdefault(id(hit[0]), (hit[0], []))[1].append((hit[1], hit[1] + e.end - e.start, e.text, d))
+            continue
+        if plan.migrated and plan.new != plan.chunk.code_text:
+            bad.setdefault(id(plan), plan).failure = plan.failure or f"Godot 4 refuses it: {d.message}"
+        elif not plan.todos and (gate_unflagged or plan.flagged):
+            plan.leave_to_person(f"Godot 4 refuses this: {d.message}")
+            touched[id(plan)] = plan
+    for plan, changes in edits.values():
+        text = plan.text.encode()
+        for a, b, new, d in sorted(set(changes), key=lambda c: c[0], reverse=True):
+            old = text[a:b].decode()
+            text = text[:a] + new.encode() + text[b:]
+            if not any(i.old == old and i.new == new for i in plan.items):
+                plan.items.append(SuggestedChange(old=old, new=new, change_type="rename", evidence_id="renames_3_to_4",
+                                                  note=d.fix.why if d.fix else ""))
+        if plan.new is not None:
+            plan.new = text.decode()
+        elif plan.todos:
+            plan.body = text.decode()
+        else:
+            plan.new, plan.flagged = text.decode(), True
+        touched[id(plan)] = plan
+    return list(touched.values()) if not bad else []
 
 
 def _line_of(text: str, byte: int) -> int:
@@ -267,7 +377,7 @@ def file_migration(path: str, original: str, plans: list[ChunkPlan], composed: C
         hunks.append(MigrationHunk(start_line=c.span.start_line, end_line=c.span.end_line,
                                    new_start_line=_line_of(composed.text, a),
                                    new_end_line=_line_of(composed.text, max(a, b - 1)), name=c.name,
-                                   status="migrated" if plan.new is not None and not plan.todos else "todo",
+                                   status="migrated" if plan.migrated else "todo",
                                    items=plan.items, evidence_ids=plan.evidence_ids, why=plan.why or None))
     flagged = [p for p in plans if p.flagged]
     changed = composed.text != original
@@ -276,7 +386,7 @@ def file_migration(path: str, original: str, plans: list[ChunkPlan], composed: C
         status="todo" if composed.todos else "migrated" if changed else "unchanged",
         migrated=composed.text if changed else None,
         edits=sum(1 for p in plans if p.new is not None and p.new != p.chunk.code_text), hunks=hunks, todos=composed.todos, failures=failures,
-        flagged=len(flagged), complete=sum(1 for p in flagged if p.new is not None and not p.todos))
+        flagged=len(flagged), complete=sum(1 for p in flagged if p.migrated))
 
 
 def plan_script(path: str, text: str, ctx: ProjectContext | None) -> tuple[list[ChunkPlan], Composed]:
