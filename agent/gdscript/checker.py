@@ -53,6 +53,12 @@ _BUILTIN_FUNCS = frozenset({"preload", "assert", "await", "breakpoint", "len", "
 _SKIP = frozenset({"string", "string_name", "node_path", "get_node", "comment", "annotation", "annotations",
                    "ERROR", "integer", "float", "true", "false", "null", "escape_sequence", "pattern_open_ending"})
 _SIGNAL_BY_NAME = frozenset({"emit_signal", "connect", "disconnect", "is_connected", "has_signal"})
+_MEMBER_BY_NAME = {"call": (0, "method"), "call_deferred": (0, "method"), "callv": (0, "method"),
+                   "has_method": (0, "method"), "rpc": (0, "method"), "rpc_id": (1, "method"),
+                   "set": (0, "property"), "get": (0, "property"), "set_deferred": (0, "property"),
+                   "set_indexed": (0, "property"), "get_indexed": (0, "property"),
+                   "tween_property": (1, "property"), "interpolate_property": (1, "property")}
+"""Calls that name a member in a string: (which argument, what kind of member)."""
 _BLOCK_OWNERS = frozenset({"if_statement", "elif_clause", "else_clause", "while_statement"})
 _GODOT3_NODES = {
     "onready_variable_statement": ("`onready var` is `@onready var` in Godot 4", "@onready var"),
@@ -660,6 +666,8 @@ class _Run:
                 self.undeclared(callee, name, cls)
             if name in _SIGNAL_BY_NAME and not scope.has(name):
                 self.signal_by_name(node, args, cls)
+            if name in _MEMBER_BY_NAME and not scope.has(name):
+                self.member_by_name(name, args)
             self.coroutine(node, name, cls)
         else:
             self.expr(callee, scope, cls)
@@ -736,6 +744,8 @@ class _Run:
             if part.type == "attribute_call":
                 args = next((c for c in part.children if c.type == "arguments"), None)
                 self.member_use(dot, member, args, scope, cls)
+                if _text(member) in _MEMBER_BY_NAME:
+                    self.member_by_name(_text(member), args)
                 self.expr(args, scope, cls)
             elif part.type == "attribute_subscript":
                 self.member_use(dot, member, None, scope, cls)
@@ -795,9 +805,66 @@ class _Run:
             self.report(member, "unknown-member", f"{cls4} has no member `{name}` in Godot 4" + (
                 f" (Godot 4: `{new}`)" if new else ""), fix=fix)
             return
+        if e.kind == "method" and e.is_static and e.return_type == cls4 and n_args >= 0:
+            self.static_on_instance(dot, member, cls4, args)
         if n_args >= 0 and e.kind == "method" and not e.accepts(n_args) and not (recv.open and name in project):
             if not any(x.accepts(n_args) for x in self.api.all_lookup(V4, cls4, name, ("method",))):
                 self.arity(member, f"{e.class_name}.{name}", e, n_args)
+
+    def member_by_name(self, call: str, args: Node | None) -> None:
+        """`has_method("instance")`, `set("rect_size", v)`: a Godot 3 member named in a string, renamed in it when
+        the rename is certain (no 4.x class and no project script has the old name)."""
+        k, kind = _MEMBER_BY_NAME[call]
+        given = _arguments(args)
+        if len(given) <= k or given[k].type != "string" or not self.c.complete:
+            return
+        lit = given[k]
+        raw = _text(lit)
+        quote = 1 + (raw[:1] in "&^")
+        inner = raw[quote:-1]
+        head = inner.split(":", 1)[0] if kind == "property" else inner
+        if not head.isidentifier() or head in self.c.project_members() or self.api.defined_anywhere(V4, head):
+            return
+        new = _successor(head, self.api, kinds=(kind,))
+        if new is None:
+            return
+        at = lit.start_byte + quote
+        fix = Fix(edits=(Edit(start=at, end=at + len(head.encode()), text=new),), applicability="safe",
+                  why=f"the converter renames `{head}` to `{new}`; no Godot 4 class has `{head}`")
+        self.report(lit, "godot3-member", f"no Godot 4 class has a {kind} `{head}`; Godot 4: `{new}`", fix=fix)
+
+    def static_on_instance(self, dot: Node, member: Node, cls4: str, args: Node | None) -> None:
+        """`file.open(p, m)` on a FileAccess: Godot 4's `open` is static and returns a new object, which Godot 3's
+        open-in-place code drops. Fixed (safe) where the receiver is a plain name: `file = FileAccess.open(p, m)`,
+        and an open whose result was read reads `FileAccess.get_open_error()` after that statement."""
+        recv = dot.prev_sibling
+        attr = dot.parent
+        if recv is None or attr is None or recv.type != "identifier" or len(attr.children) != 3:
+            return
+        name, method = _text(recv), _text(member)
+        if self.api.has_class(V4, name) or args is None:
+            return  # `FileAccess.open(...)`: the static call itself
+        call = f"{name} = {cls4}.{method}({_text(args)[1:-1]})"
+        stmt = attr.parent
+        msg = f"{cls4}.{method}() is static in Godot 4: it returns a new {cls4}, and `{name}` is not opened"
+        if stmt is not None and stmt.type == "expression_statement":
+            fix = Fix(edits=(Edit(start=attr.start_byte, end=attr.end_byte, text=call),), applicability="safe",
+                      why=f"`{name}` holds what the static call returns, as Godot 3's open-in-place did")
+            self.report(member, "static-on-instance", msg, fix=fix)
+            return
+        error = {"FileAccess": "FileAccess.get_open_error()", "DirAccess": "DirAccess.get_open_error()"}.get(cls4)
+        while stmt is not None and stmt.parent is not None and stmt.parent.type not in ("body", "source"):
+            stmt = stmt.parent
+        if error is None or stmt is None or stmt.type not in ("variable_statement", "expression_statement",
+                                                              "return_statement", "if_statement"):
+            self.report(member, "static-on-instance", msg)
+            return
+        line_start = self.source.rfind(b"\n", 0, stmt.start_byte) + 1
+        indent = self.source[line_start:stmt.start_byte].decode()
+        fix = Fix(edits=(Edit(start=stmt.start_byte, end=stmt.start_byte, text=f"{call}\n{indent}"),
+                         Edit(start=attr.start_byte, end=attr.end_byte, text=error)),
+                  applicability="safe", why=f"`{name}` is opened first, and its error read as Godot 4 reports it")
+        self.report(member, "static-on-instance", msg, fix=fix)
 
     def user_member(self, member: Node, name: str, recv: GdType, n_args: int) -> None:
         path = recv.v4

@@ -655,6 +655,10 @@ def _rewrite_file_new(code: str) -> str:
         call_rx = re.compile(rf"(?<![\w.$%]){re.escape(name)}\s*\.\s*(\w+)\s*\(")
         calls = list(call_rx.finditer(rest))
         opens = [c for c in calls if c.group(1) in _FILE_OPENERS]
+        if not opens and not indent and not calls:  # a member opened in another function: typed, opened there
+            code = code[:m.start()] + f"var {name}: {new_cls}" + code[m.end():]
+            masked = lex(code).masked
+            continue
         if not opens:  # never opened: every use is one of Godot 4's static calls
             if len(re.findall(rf"(?<![\w.$%]){re.escape(name)}\b", rest)) != len(calls) \
                     or any((cls, c.group(1)) not in _FILE_STATICS for c in calls):
