@@ -280,3 +280,33 @@ def artifacts_dir() -> Path:
     d = PROJECT_ROOT / "test-artifacts"
     d.mkdir(exist_ok=True)
     return d
+
+
+@pytest.fixture(scope="session")
+def full_api(base_settings: Settings):
+    """The API index of the whole shared corpus (4.x docs and the 3.4 reference), built by the real ingest's
+    chunking once per fingerprint (no database, no embeddings): the GDScript 4 checker calls a name undeclared
+    only where the 4.x side is complete."""
+    import fcntl
+
+    from agent.apiindex import ApiIndex
+    from agent.ingest.pipeline import API_INDEX_FILE, _read_api_index, generate_jsonl
+    from agent.settings import default_classref3_dir
+
+    docs, classref = default_docs_dir(), default_classref3_dir()
+    if docs is None or classref is None:
+        pytest.skip("../shared/godot-docs or the 3.4 class reference is absent")
+    h = hashlib.sha256((docs / "manifest.json").read_bytes())
+    for p in [*sorted(PROJECT_ROOT.glob("agent/ingest/**/*.py")), PROJECT_ROOT / "agent" / "apiindex.py"]:
+        h.update(p.read_bytes())
+    for xml in sorted((classref / "classes").glob("*.xml")):
+        h.update(xml.name.encode() + hashlib.sha256(xml.read_bytes()).digest())
+    out = base_settings.home / "test-cache" / f"api-{h.hexdigest()[:16]}"
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # sessions side by side build it once
+        if not (out / API_INDEX_FILE).is_file():
+            generate_jsonl(base_settings, docs_dir=docs, renames_file=default_renames_file(), out_dir=out,
+                           progress=False, classref_dir=classref)
+    entries, classes = _read_api_index(out / API_INDEX_FILE)
+    return ApiIndex(entries, classes)

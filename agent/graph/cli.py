@@ -63,6 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json", "text"), default="text", help="the summary's format on stdout")
     p.set_defaults(func=cmd_migrate)
 
+    p = sub.add_parser("check", help="what Godot 4 refuses in the GDScript of a project, file, zip, GitHub URL or "
+                                     "snippet ('-'): undeclared names, missing members, calls, redeclarations, "
+                                     "Godot 3 grammar (exit 1 when it finds an error)")
+    p.add_argument("target", help="directory | .zip | file | GitHub URL | '-' for a snippet on stdin")
+    p.add_argument("--format", choices=("json", "text"), default="text", help="stdout format")
+    p.set_defaults(func=cmd_check)
+
     p = sub.add_parser("resume", help="continue an interrupted run at its first chunk that is not done")
     p.add_argument("run_id")
     p.add_argument("--format", choices=("json", "text"), default="text")
@@ -393,6 +400,28 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     else:
         _err(summary_text(migration))
     return OK
+
+
+@command
+def cmd_check(args: argparse.Namespace) -> int:
+    """`godot-rag check TARGET`: the GDScript 4 checker on the intake's scripts; exit 1 on any error."""
+    from agent.graph.service import KnowledgeBaseMissingError
+    from agent.intake import intake_target
+
+    settings = _settings()
+    intake = intake_target(args.target, settings=settings)
+    files = intake.expansion.texts()
+    if not any(p.endswith(".gd") for p in files):
+        raise CliFailure(f"{args.target} holds no GDScript (.gd) file to check")
+    try:
+        report = _using_service(settings, lambda service, _: service.check(files), reading_only=True)
+    except KnowledgeBaseMissingError as exc:
+        raise CliFailure(str(exc), error="knowledge_base_missing") from None
+    if args.format == "json":
+        _write_json(report.model_dump(mode="json"))
+    else:
+        sys.stdout.write(report.text() + "\n")
+    return FAILED if report.errors else OK
 
 
 @command

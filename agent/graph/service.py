@@ -39,6 +39,10 @@ DURABILITY = "async"
 and the score DB (done chunks skipped, attempts counted at each start) makes that idempotent."""
 
 
+class KnowledgeBaseMissingError(RuntimeError):
+    """The knowledge base holds no API index: nothing says what Godot 4 defines."""
+
+
 class RunBusyError(RuntimeError):
     """Another process is working on this run right now."""
 
@@ -149,6 +153,19 @@ class AnalysisService:
         kb_handle = self.retriever or SimpleNamespace(settings=self.settings, pool=self.sync_pool)
         kb = await asyncio.to_thread(knowledge_context, kb_handle)
         return await asyncio.to_thread(migrate_files, files, kb)
+
+    async def check(self, files: dict[str, str]) -> Any:
+        """The Godot 4 checker's report on every script of `files` (`agent.gdscript.checker.check_files`)."""
+        from types import SimpleNamespace
+
+        from agent.gdscript.checker import check_files
+        from agent.judge.project import api_index_for
+
+        kb_handle = self.retriever or SimpleNamespace(settings=self.settings, pool=self.sync_pool)
+        api = await asyncio.to_thread(api_index_for, kb_handle)
+        if api is None:
+            raise KnowledgeBaseMissingError("the knowledge base has no API index: run `godot-rag ingest` first")
+        return await asyncio.to_thread(check_files, files, api)
 
     async def migration_downloads(self, run_id: str) -> tuple[str, bytes] | None:
         """(unified diff, zip of the migrated project) of a run whose report holds a migration that changed files."""

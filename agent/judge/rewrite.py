@@ -487,7 +487,8 @@ def _tweener(kind: str, args: list[str], tween: str) -> str | None:
     tweener = _TWEEN.interpolations[kind]
     if kind.endswith("property") and 5 <= len(args) <= 8:  # (object, property, from, to, duration, ...)
         obj, prop, start, final, dur, *rest = args
-        head = f"{tween}.{tweener}({obj}, {_property_path(prop)}, {final}, {dur}).from({start})"
+        start_at = "" if start.strip() == "null" else f".from({start})"  # null: from the value it has then
+        head = f"{tween}.{tweener}({obj}, {_property_path(prop)}, {final}, {dur}){start_at}"
     elif kind.endswith("method") and 5 <= len(args) <= 8:  # (object, method, from, to, duration, ...)
         obj, method, start, final, dur, *rest = args
         head = f"{tween}.{tweener}({callable_of(obj, method)}, {start}, {final}, {dur})"

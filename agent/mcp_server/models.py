@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agent.apilookup import ApiLookup
+from agent.gdscript.diagnostics import CheckReport
 from agent.graph.report import Report
 from agent.migrate.model import ProjectMigration
 from agent.retrieve.search import DocHit
@@ -40,6 +41,12 @@ class MigrateResult(BaseModel):
     """A unified diff of every changed file (empty when nothing changed)."""
     migration: ProjectMigration
     """Per file: status, hunks with the evidence behind each edit, TODOs with their reasons."""
+
+
+class CheckResult(BaseModel):
+    """The GDScript 4 checker's report: what Godot 4 refuses, by file and line, with fixes where certain."""
+
+    report: CheckReport
 
 
 class LookupResult(BaseModel):

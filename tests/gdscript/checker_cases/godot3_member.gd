@@ -1,0 +1,10 @@
+extends Node
+## Whatever the receiver, a member no Godot 4 class has that the converter renames.
+
+
+func apply(mat, node) -> void:
+	mat.set_shader_param("strength", 1.0)  # expect: godot3-member
+	node.set("rect_size", Vector2.ONE)  # expect: godot3-member
+	node.call_deferred("set_shader_param", "x", 1)  # expect: godot3-member
+	mat.set_shader_parameter("strength", 1.0)
+	print(node.custom_value)
