@@ -614,7 +614,7 @@ class _Run:
             return
         if _PASCAL.match(name) and not godot3_class and not name.isupper():
             return  # a class newer than the docs, or a GDExtension's
-        new = _successor(name, self.api)
+        new = successor(name, self.api)
         if godot3_class:
             msg = f"`{name}` is a Godot 3 class; Godot 4 has no class of that name"
         else:
@@ -724,7 +724,7 @@ class _Run:
             return
         if self.c._v4(cls.engine, sig, ("signal",)) is not None:
             return
-        new = _successor(sig, self.api, kinds=("signal",))
+        new = successor(sig, self.api, kinds=("signal",))
         fix = Fix(edits=(Edit(start=first.start_byte + 1, end=first.end_byte - 1, text=new),), applicability="safe",
                   why=f"Godot 4 calls the signal `{new}`") if new else None
         self.report(first, "not-a-signal", f"{cls.engine} has no signal `{sig}` in Godot 4" + (
@@ -778,7 +778,7 @@ class _Run:
             self.signal_member(dot, member, recv)
         # whatever the receiver: a Godot 3 member that no 4.x class and no project script has
         if self.c.complete and name not in project and not self.api.defined_anywhere(V4, name):
-            new = _successor(name, self.api)  # a name with no successor may be a Dictionary key (`hit.collider`)
+            new = successor(name, self.api)  # a name with no successor may be a Dictionary key (`hit.collider`)
             if new is not None:
                 fix = self.rename_fix(member, new, f"the converter renames `{name}` to `{new}`; no Godot 4 class "
                                                    f"has `{name}`")
@@ -798,7 +798,7 @@ class _Run:
         if e is None:
             if self.api.defined_below(V4, cls4, name) or name in project and self.api.is_a(V4, cls4, "Object"):
                 return  # an object's script may add the member
-            new = _successor(name, self.api, cls=cls4)
+            new = successor(name, self.api, cls=cls4)
             if new is None and self.api.lookup(V3, recv.v3 or cls4, name) is None:
                 return  # not Godot 3's either: API newer than the docs, or a member the docs leave out
             fix = self.rename_fix(member, new, f"Godot 4's {cls4} calls it `{new}`") if new else None
@@ -825,7 +825,7 @@ class _Run:
         head = inner.split(":", 1)[0] if kind == "property" else inner
         if not head.isidentifier() or head in self.c.project_members() or self.api.defined_anywhere(V4, head):
             return
-        new = _successor(head, self.api, kinds=(kind,))
+        new = successor(head, self.api, kinds=(kind,))
         if new is None:
             return
         at = lit.start_byte + quote
@@ -875,7 +875,7 @@ class _Run:
             return
         if self.api.lookup(V4, engine, name) is not None or name == "new" or self.api.defined_below(V4, engine, name):
             return
-        if _successor(name, self.api) is None and not self.api.defined_anywhere(V3, name):
+        if successor(name, self.api) is None and not self.api.defined_anywhere(V3, name):
             return  # no Godot 3 name: an undocumented member (`script`) or API newer than the docs
         self.report(member, "unknown-member", f"the script {path} (a {engine}) has no member `{name}`")
 
@@ -969,7 +969,7 @@ def _setget_in(text: str, name: str) -> bool:
     return re.search(rf"^[^\n#]*\bvar\s+{re.escape(name)}\b[^\n]*\bsetget\b", text, re.M) is not None
 
 
-def _successor(name: str, api: ApiIndex, *, cls: str = "", kinds: Iterable[str] | None = None) -> str | None:
+def successor(name: str, api: ApiIndex, *, cls: str = "", kinds: Iterable[str] | None = None) -> str | None:
     """The one Godot 4 name the converter's tables give a Godot 3 name, when 4.x defines it and not the old."""
     rows = [r for r in changes.member_renames().get(name, ()) if r.enabled and (not kinds or r.kind in kinds)]
     news = {r.new for r in rows if "." not in r.new}
@@ -1026,4 +1026,12 @@ def apply_fixes(text: str, diagnostics: Iterable[Diagnostic], *, unsafe: bool = 
     return out.decode()
 
 
-__all__ = ["Checker", "apply_fixes", "check_files"]
+def certain_rename(name: str, api: ApiIndex, declared_by_project: bool) -> str | None:
+    """The Godot 4 name of a Godot 3 member whatever its receiver: no 4.x class defines `name`, the project does
+    not declare it, and the converter's tables give it one successor that 4.x defines. None when not certain."""
+    if declared_by_project or not api.complete_v4 or api.defined_anywhere(V4, name):
+        return None
+    return successor(name, api)
+
+
+__all__ = ["Checker", "apply_fixes", "certain_rename", "check_files", "successor"]

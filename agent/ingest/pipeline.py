@@ -26,6 +26,7 @@ from agent.embeddings import Embedder, get_embedder
 from agent.ingest.check import retrieval_check
 from agent.ingest.chunks import CONVERTER_VERSION, Page, page_chunks
 from agent.ingest.classref import ClassRef, load_classref
+from agent.ingest.minors import with_minors
 from agent.ingest.corpus import Corpus, CorpusError, Issue, load_corpus
 from agent.ingest.evidence import EvidenceIndex
 from agent.ingest.mappings import build_mappings
@@ -277,12 +278,12 @@ def generate_jsonl(
 
 
 def build_api_index(chunks: list[dict]) -> tuple[list[ApiEntry], list[ClassEntry]]:
-    """Definitions of both versions, read off the class-reference chunks of this run."""
+    """Definitions of both versions, read off the class-reference chunks of this run (and the 3.x minors' data)."""
     v3 = [c for c in chunks if c.get("doc_version") == V3]
     v4 = [c for c in chunks if c.get("doc_version") != V3]
     e3, c3 = rows_from_chunks(v3, V3)
     e4, c4 = rows_from_chunks(v4, V4)
-    return e3 + e4, c3 + c4
+    return with_minors(e3 + e4, c3 + c4)  # the 3.x side also holds what 3.5 and 3.6 added (agent.ingest.minors)
 
 
 def _read_api_index(path: Path) -> tuple[list[ApiEntry], list[ClassEntry]] | None:

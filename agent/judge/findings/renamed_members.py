@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agent.apiindex import V3, V4, type_label
+from agent.gdscript.checker import certain_rename
 from agent.judge.findings.common import (MAX_USES_PER_RULE, ROLE_KINDS, CodeFacts, FindContext, Finding, in_scope, is_dictionary, line_of, own_name,
                                          project_declares)
 from agent.judge.project import ProjectContext
@@ -139,16 +140,19 @@ def _gone_from(project: ProjectContext | None, receiver: str | None, member: str
 
 
 def _unsure_member(project: ProjectContext | None, member: str, role: str) -> bool:
-    """A renamed `.member` on a receiver nobody resolved proves nothing where the name is ordinary.
+    """A renamed `.member` on a receiver nobody resolved proves nothing where the name is ordinary, unless the
+    rename is certain (`certain_rename`: no Godot 4 class and no project script has the old name).
 
-    That is: a property read as a plain word (`colors.green`, `event.control`, `method.meta`, `.group`:
+    Ordinary is: a property read as a plain word (`colors.green`, `event.control`, `method.meta`, `.group`:
     a Dictionary key or a user object's field as often as an engine property), a member some 4.x class
     still has in that role, or a name the project declares itself (its own `empty()`). A call of a
     distinctive name (`scene.instance()`) stays a finding. A weak one is shown, but never decides a chunk.
     """
+    api = project.api if project else None
+    if api is not None and certain_rename(member, api, project_declares(project, member)):
+        return False  # no 4.x class has it and the converter renames it: whatever the receiver (`shape.extents`)
     if role != "call" and "_" not in member.strip("_"):
         return True
-    api = project.api if project else None
     if api is not None and api.defined_anywhere(V4, member, ROLE_KINDS.get(role)):
         return True
     return project_declares(project, member)

@@ -59,10 +59,17 @@ def _own_name_match(f: Finding, facts: CodeFacts, project: ProjectContext | None
 
 def _member_of_34_receiver(facts: CodeFacts, project: ProjectContext | None, masked: str, start: int,
                            member: str) -> bool:
-    """The `.member` at `start` is used on a receiver whose 3.4 class documents it: no Godot 4 cue."""
+    """The name at `start` is one some 3.x minor has where the code may mean it: a `.member` of a receiver whose
+    3.x class (3.4, 3.5 or 3.6) documents it, or, on a receiver nobody resolved, of any 3.x class (`x.is_empty()`
+    may be 3.x's `Image.is_empty()`, `create_tween()` is 3.5's). No Godot 4 cue then."""
     api = project.api if project else None
-    dot = len(masked[:start].rstrip()) - 1
-    if api is None or facts.scope is None or dot < 0 or masked[dot] != ".":
+    if api is None:
         return False
-    receiver = receiver_type(facts.lexed.text, masked, dot, facts.scope)
-    return receiver is not None and api.lookup(V3, receiver, member) is not None
+    if api.has_class(V3, member):
+        return True  # a class a 3.x minor has (`FlowContainer`, `Time`)
+    dot = len(masked[:start].rstrip()) - 1
+    receiver = receiver_type(facts.lexed.text, masked, dot, facts.scope) \
+        if facts.scope is not None and dot >= 0 and masked[dot] == "." else None
+    if receiver is not None:
+        return api.lookup(V3, receiver, member) is not None
+    return api.defined_anywhere(V3, member)
