@@ -372,7 +372,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_migrate(args: argparse.Namespace) -> int:
     """`godot-rag migrate TARGET (--out DIR | --patch FILE)`: the migration engine on the intake's files."""
     from agent.intake import intake_target
+    from agent.intake.raw import raw_files
     from agent.migrate.patch import summary_text, unified_diff, write_copy
+    from agent.migrate.shaders import SHADER_SUFFIXES
 
     settings = _settings()
     out = Path(args.out).expanduser() if args.out else None
@@ -383,10 +385,22 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         raise CliFailure(f"cannot write to {args.patch}: the file exists (nothing is written over)")
     intake = intake_target(args.target, settings=settings)
     files = intake.expansion.texts()
-    migration = _using_service(settings, lambda service, _: service.migrate(files), reading_only=True)
+    raw = raw_files(args.target, settings, texts=files)
+    for path, data in raw.data.items():  # shader files: not judged by the analysis, migrated here
+        if path.endswith(SHADER_SUFFIXES) and path not in files:
+            try:
+                files[path] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+
+    async def migrate(service: Any, _progress: Any) -> Any:
+        await _warn_if_kb_empty(service)
+        return await service.migrate(files)
+
+    migration = _using_service(settings, migrate, reading_only=True)
     try:
         if out is not None:
-            write_copy(migration, files, out)
+            migration.manifest = write_copy(migration, files, out, raw)
         elif patch is not None:
             _write_atomically(patch, unified_diff(migration, files))
         else:

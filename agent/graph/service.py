@@ -152,7 +152,11 @@ class AnalysisService:
 
         kb_handle = self.retriever or SimpleNamespace(settings=self.settings, pool=self.sync_pool)
         kb = await asyncio.to_thread(knowledge_context, kb_handle)
-        return await asyncio.to_thread(migrate_files, files, kb)
+        migration = await asyncio.to_thread(migrate_files, files, kb)
+        if kb is None:
+            migration.partial = ("the knowledge base is empty (no API index, no rename rows): only grammar was "
+                                 "migrated; run `godot-rag ingest` and migrate again")
+        return migration
 
     async def check(self, files: dict[str, str]) -> Any:
         """The Godot 4 checker's report on every script of `files` (`agent.gdscript.checker.check_files`)."""

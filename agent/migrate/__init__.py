@@ -13,15 +13,17 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import replace
 
-from agent.judge.project import ProjectContext, build_project_context
+from agent.judge.project import ProjectContext, build_project_context, res_resolver
 from agent.migrate.model import (TODO_TAG, FileMigration, MigrationSummary, MigrationTodo, ProjectMigration)
 from agent.migrate.resources import migrate_project_godot, migrate_resource
 from agent.gdscript.checker import Checker
 from agent.gdscript.grammar import godot4_grammar_error
 from agent.migrate.safe_edits import COMMENTED, comment_out
+from agent.migrate.shaders import SHADER_SUFFIXES, gdshader_path, migrate_embedded, migrate_shader_code
 from agent.migrate.script import compose, file_migration, plan_script, validate_script
 
 __all__ = ["TODO_TAG", "FileMigration", "MigrationSummary", "ProjectMigration", "migrate_files", "migrate_snippet",
@@ -41,6 +43,8 @@ def migration_context(files: dict[str, str], kb: ProjectContext | None) -> Proje
 def _kind(path: str) -> str | None:
     if path.endswith(".gd"):
         return "gdscript"
+    if path.endswith(SHADER_SUFFIXES):
+        return "shader"
     if path.endswith(".tscn"):
         return "scene"
     if path.endswith(".tres"):
@@ -58,8 +62,25 @@ def _resource_failures(text: str) -> list[str]:
     return [f"resource ids used but not declared: {', '.join(missing[:5])}"] if missing else []
 
 
+def _migrate_shader_file(path: str, text: str, godot4_project: bool) -> FileMigration:
+    result = migrate_shader_code(text)
+    new_path = gdshader_path(path)
+    if godot4_project and not result.godot3 and new_path == path:
+        return FileMigration(path=path, kind="shader", status="unchanged")
+    changed = result.text != text or new_path != path
+    todos = [MigrationTodo(line=line, reason=reason) for line, reason in result.todos]
+    return FileMigration(path=path, kind="shader", new_path=new_path if new_path != path else None,
+                         status="todo" if todos else "migrated" if changed else "unchanged",
+                         migrated=result.text if changed else None, edits=result.edits, todos=todos)
+
+
 def _migrate_resource_file(path: str, kind: str, text: str, godot4_project: bool = False) -> FileMigration:
     result = migrate_project_godot(text) if kind == "project_config" else migrate_resource(path, text)
+    if kind != "project_config":  # shader code a scene or resource holds (`code = "shader_type ..."`)
+        result.text, shader_edits, shader_todos = migrate_embedded(result.text)
+        result.edits += shader_edits
+        result.godot3 += shader_edits
+        result.todos += [(1, f"shader code: {t}") for t in shader_todos]
     if godot4_project and kind != "project_config" and not result.godot3:
         # a format=2 file a Godot 4 project keeps (its types already Godot 4's): Godot 4 loads it as it is
         return FileMigration(path=path, kind=kind, status="unchanged")
@@ -97,6 +118,11 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
             plans, composed = plan_script(path, text, ctx)
             planned[path] = (plans, composed)
             migrated_text[path] = composed.text
+        elif kind == "shader":
+            record = _migrate_shader_file(path, text, godot4_project)
+            out.append(record)
+            if record.migrated is not None:
+                migrated_text[path] = record.migrated
         else:
             record = _migrate_resource_file(path, kind, text, godot4_project)
             out.append(record)
@@ -130,7 +156,40 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
         if composed.text != files[path]:
             composed = _parses_in_godot4(files[path], plans, composed, failures[path])
         out.append(file_migration(path, files[path], plans, composed, failures[path]))
-    return ProjectMigration.of(out)
+    return ProjectMigration.of(_follow_moves(out, files))
+
+
+_RES_PATH = re.compile(r"""(["'])(res://[^"'\n]+?|[^"'\n/:]+(?:/[^"'\n/:]+)*?)\.shader\1""")
+
+
+def _follow_moves(records: list[FileMigration], files: dict[str, str]) -> list[FileMigration]:
+    """Every reference to a moved file (`res://x.shader` in a scene, a resource, a script's `preload` or
+    project.godot) names its new path (`res://x.gdshader`), in the migrated text of the file that holds it."""
+    moved = {r.path: r.new_path for r in records if r.new_path}
+    if not moved:
+        return records
+    resolve = res_resolver(files)
+    out = []
+    for r in records:
+        kind = _kind(r.path)
+        if kind is None or kind == "shader":
+            out.append(r)
+            continue
+        text = r.migrated if r.migrated is not None else files[r.path]
+
+        def follow(m: re.Match[str], where: str = r.path) -> str:
+            target = m.group(2) + ".shader"
+            found = resolve(target, where) if target.startswith("res://") else posixpath.normpath(
+                posixpath.join(posixpath.dirname(where), target))
+            return m.group(0).replace(".shader" + m.group(1), ".gdshader" + m.group(1)) if found in moved else m.group(0)
+
+        new = _RES_PATH.sub(follow, text)
+        if new != text:
+            edits = r.edits + sum(1 for a, b in zip(_RES_PATH.findall(text), _RES_PATH.findall(new)) if a != b)
+            r = r.model_copy(update={"migrated": new, "edits": edits,
+                                     "status": r.status if r.status == "todo" else "migrated"})
+        out.append(r)
+    return out
 
 
 def _parses_in_godot4(original: str, plans: list, composed, failures: list[str]):

@@ -14,7 +14,7 @@ from agent.models import SuggestedChange
 TODO_TAG = "TODO(godot-rag)"
 """Marks what the migration left for a person; a second migration leaves it as it is."""
 
-FileKind = Literal["gdscript", "scene", "resource", "project_config"]
+FileKind = Literal["gdscript", "scene", "resource", "project_config", "shader"]
 FileStatus = Literal["migrated", "todo", "unchanged", "skipped"]
 
 
@@ -53,6 +53,8 @@ class FileMigration(_Model):
     path: str
     kind: FileKind
     status: FileStatus
+    new_path: str | None = None
+    """Where the file goes in Godot 4, when it moves (`x.shader` -> `x.gdshader`); its references follow."""
     """migrated: changed and complete; todo: holds TODOs (and maybe changes); unchanged; skipped (`reason`)."""
     reason: str = ""
     migrated: str | None = None
@@ -66,6 +68,15 @@ class FileMigration(_Model):
     """Spans holding Godot 3 code (the functions and declarations that needed a change)."""
     complete: int = 0
     """Of those, the ones rewritten completely and validated, with no TODO."""
+
+
+class CopiedFile(_Model):
+    """What a migrated copy does with one input file: every input file has one (`ProjectMigration.manifest`)."""
+
+    path: str
+    action: Literal["migrated", "renamed", "copied", "left_out"]
+    new_path: str | None = None
+    reason: str = ""
 
 
 class MigrationSummary(_Model):
@@ -85,6 +96,10 @@ class ProjectMigration(_Model):
 
     files: list[FileMigration] = Field(default_factory=list)
     summary: MigrationSummary = Field(default_factory=MigrationSummary)
+    manifest: list[CopiedFile] = Field(default_factory=list)
+    """Every input file of a written copy (or zip): migrated, renamed, copied as it is, or left out and why."""
+    partial: str | None = None
+    """Why the result is partial (no knowledge base: no API index, no mapping rows), when it is."""
 
     def file(self, path: str) -> FileMigration | None:
         return next((f for f in self.files if f.path == path), None)

@@ -1,0 +1,105 @@
+"""Every file of a local folder or zip as bytes, for a migrated copy that holds the whole project.
+
+The analysis reads only what it judges (`agent.intake.expand`); a migrated copy must also hold images, audio,
+fonts, shaders, READMEs, `.gitignore` and each folder's `.gdignore`, byte for byte. What the copy leaves out is
+said with its reason: caches Godot 4 rebuilds (`.import/`, `.mono/`), version control (`.git/`), links (never
+followed) and special files. A GitHub target is fetched sparse (only the analysed files), so its copy holds
+those and lists the rest as not fetched.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent.intake.archive import open_zip
+from agent.intake.expand import safe_relative, strip_common_root
+from agent.intake.local import read_regular, special_reason
+from agent.settings import Settings
+
+LEFT_OUT_DIRS = {".import": "Godot 3's import cache: Godot 4 imports the assets again",
+                 ".mono": "Mono build cache: Godot 4 builds C# again", ".godot": "Godot 4's editor cache",
+                 ".git": "version-control data", "__MACOSX": "archive metadata"}
+
+
+@dataclass
+class RawFiles:
+    """The project's files as bytes, and the files a copy leaves out with the reason."""
+
+    data: dict[str, bytes] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)
+    complete: bool = True
+    """False where the source was not read whole (a GitHub target: only the analysed files were fetched)."""
+
+
+def _left_out_dir(parts: tuple[str, ...]) -> str | None:
+    for d in parts[:-1]:
+        if d in LEFT_OUT_DIRS:
+            return f"{LEFT_OUT_DIRS[d]} ({d}/)"
+    return None
+
+
+def raw_directory(root: Path, settings: Settings) -> RawFiles:
+    out = RawFiles()
+    base = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(base).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        keep = []
+        for d in sorted(dirnames):
+            if (here / d).is_symlink():
+                out.left_out[prefix + d] = "symbolic link (not followed)"
+            elif d in LEFT_OUT_DIRS:
+                out.left_out[prefix + d + "/"] = LEFT_OUT_DIRS[d]
+            else:
+                keep.append(d)
+        dirnames[:] = keep
+        for f in sorted(filenames):
+            full, rel = here / f, prefix + f
+            st = full.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                out.left_out[rel] = "symbolic link (not followed)"
+                continue
+            special = special_reason(st.st_mode)
+            data = None if special else read_regular(full, settings.max_total_bytes)
+            if data is None:
+                out.left_out[rel] = special or "not a regular file"
+            else:
+                out.data[rel] = data
+    return out
+
+
+def raw_zip(data: bytes, name: str) -> RawFiles:
+    out = RawFiles()
+    with open_zip(data, name=name) as zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        paths = [safe_relative(i.filename, where=name) for i in infos]
+        root = strip_common_root(paths)
+        for info, path in zip(infos, paths, strict=True):
+            rel = path[len(root) + 1:] if root else path
+            where = _left_out_dir(tuple(rel.split("/")))
+            if where:
+                out.left_out[rel] = where
+            elif (info.external_attr >> 16) & 0o170000 == stat.S_IFLNK:
+                out.left_out[rel] = "symbolic link inside the archive (not followed)"
+            elif info.flag_bits & 0x1:
+                out.left_out[rel] = "encrypted archive entry (not read)"
+            else:
+                with zf.open(info) as fh:
+                    out.data[rel] = fh.read()
+    return out
+
+
+def raw_files(target: str, settings: Settings, *, texts: dict[str, str]) -> RawFiles:
+    """The bytes of every file of `target` (a folder or a zip); for other targets, the analysed `texts` only."""
+    path = Path(target).expanduser() if target not in ("-", "") else None
+    if path is not None and path.is_dir() and not path.is_symlink():
+        return raw_directory(path, settings)
+    if path is not None and path.is_file() and path.suffix.lower() == ".zip":
+        return raw_zip(read_regular(path, settings.max_total_bytes) or b"", path.name)
+    if path is not None and path.is_file():
+        return RawFiles({path.name: read_regular(path, settings.max_total_bytes) or b""})
+    return RawFiles({p: t.encode() for p, t in texts.items()}, complete=False)
