@@ -38,7 +38,11 @@ def main() -> int:
     classes = {r["old"]: r["new"] for r in tables["class_renames"]}  # a scene's type= is never a common word
     classes.update({r["old"]: r["new"] for r in tables["builtin_types_renames"]})
     properties, unique = [], []
-    for r in tables["gdscript_properties_renames"]:
+    # the scripts' property renames that the converter's tables lack (percent_visible -> visible_ratio): a scene's
+    # property and a script's `x.percent_visible` are renamed from the same rows
+    supplement = json.loads((ROOT / "agent" / "data" / "renames_supplement.json").read_text())["tables"]
+    for r in [*tables["gdscript_properties_renames"], *({**r, "enabled": True}
+                                                       for r in supplement.get("gdscript_properties_renames", []))]:
         if not r["enabled"]:
             continue
         owners = sorted({e.class_name for e in api.definers(V3, r["old"], ("property",))})

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from agent.judge.project import ProjectContext, build_project_context, res_resolver
 from agent.migrate.model import (TODO_TAG, FileMigration, MigrationSummary, MigrationTodo, ProjectMigration)
-from agent.migrate.resources import migrate_project_godot, migrate_resource
+from agent.migrate.resources import migrate_project_godot, migrate_resource, scene_root_types
 from agent.gdscript.checker import Checker
 from agent.gdscript.grammar import godot4_grammar_error
 from agent.migrate.safe_edits import COMMENTED, comment_out
@@ -74,8 +74,9 @@ def _migrate_shader_file(path: str, text: str, godot4_project: bool) -> FileMigr
                          migrated=result.text if changed else None, edits=result.edits, todos=todos)
 
 
-def _migrate_resource_file(path: str, kind: str, text: str, godot4_project: bool = False) -> FileMigration:
-    result = migrate_project_godot(text) if kind == "project_config" else migrate_resource(path, text)
+def _migrate_resource_file(path: str, kind: str, text: str, godot4_project: bool = False,
+                           root_type=None) -> FileMigration:
+    result = migrate_project_godot(text) if kind == "project_config" else migrate_resource(path, text, root_type)
     if kind != "project_config":  # shader code a scene or resource holds (`code = "shader_type ..."`)
         result.text, shader_edits, shader_todos = migrate_embedded(result.text)
         result.edits += shader_edits
@@ -108,6 +109,7 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
                          for p, t in files.items())
     planned: dict[str, tuple] = {}
     out: list[FileMigration] = []
+    root_type = scene_root_types(files, res_resolver(files))
     migrated_text: dict[str, str] = dict(files)
     for path, text in sorted(files.items()):
         kind = _kind(path)
@@ -124,7 +126,7 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
             if record.migrated is not None:
                 migrated_text[path] = record.migrated
         else:
-            record = _migrate_resource_file(path, kind, text, godot4_project)
+            record = _migrate_resource_file(path, kind, text, godot4_project, root_type)
             out.append(record)
             if record.migrated is not None:
                 migrated_text[path] = record.migrated

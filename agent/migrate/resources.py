@@ -13,6 +13,7 @@ known (an instanced scene's node) is renamed only when no other 3.4 class has a 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.changes import ResourceChanges, resource_changes
@@ -21,6 +22,7 @@ from agent.migrate.model import TODO_TAG
 _HEADER = re.compile(r"^\[(\w+)((?:[^\]\"]|\"(?:[^\"\\]|\\.)*\")*)\]\s*$")
 _ATTR = re.compile(r"(\w+)=(\"(?:[^\"\\]|\\.)*\"|[^\s\]]+)")
 _PROPERTY = re.compile(r"^([A-Za-z_][\w/.:]*)\s*=\s*")
+_INSTANCE = re.compile(r"\binstance=ExtResource\(\s*\"?([^\s\")]+)\"?\s*\)")
 _RESOURCE_REF = re.compile(r"\b(ExtResource|SubResource)\(\s*(\d+)\s*\)")
 _FORMAT = re.compile(r"\bformat=2\b")
 _NUMBER = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
@@ -123,9 +125,36 @@ def _property(key: str, section_type: str | None, changes: ResourceChanges) -> t
     return None
 
 
-def migrate_resource(path: str, text: str) -> ResourceResult:
-    """A .tscn/.tres file in its Godot 4 form (format=3). Unchanged text for a file already in format 3."""
+def scene_root_types(files: dict[str, str], resolve: Callable[[str, str], str]) -> Callable[[str, str], str | None]:
+    """(a scene's `res://` path as a file names it, that file) -> the Godot 3 type of the scene's root node, following
+    a root that instances another scene: the type an instanced node (`[node ... instance=ExtResource(3)]`) has."""
+    roots: dict[str, tuple[str | None, str | None]] = {}
+    for p, t in files.items():
+        if not p.endswith(".tscn") or not t:
+            continue
+        ids = {a.get("id", "").strip('"'): a.get("path", "").strip('"')
+               for m in re.finditer(r"^\[ext_resource\b([^\]\n]*)\]", t, re.M) for a in (_attrs(m.group(1)),)}
+        node = re.search(r"^\[node\b([^\]\n]*)\]", t, re.M)
+        attrs = _attrs(node.group(1)) if node else {}
+        inst = _INSTANCE.search(node.group(1)) if node else None
+        roots[p] = (attrs.get("type", "").strip('"') or None, ids.get(inst.group(1)) if inst else None)
+
+    def root_type(res: str, where: str, depth: int = 0) -> str | None:
+        typ, inst = roots.get(resolve(res, where), (None, None))
+        if typ or not inst or depth > 8:
+            return typ
+        return root_type(inst, resolve(res, where), depth + 1)
+
+    return root_type
+
+
+def migrate_resource(path: str, text: str,
+                     root_type: Callable[[str, str], str | None] | None = None) -> ResourceResult:
+    """A .tscn/.tres file in its Godot 4 form (format=3). Unchanged text for a file already in format 3. A node
+    that instances a scene has that scene's root type (`root_type`), so its properties are renamed too."""
     changes = resource_changes()
+    ext_paths = {a.get("id", "").strip('"'): a.get("path", "").strip('"')
+                 for m in re.finditer(r"^\[ext_resource\b([^\]\n]*)\]", text, re.M) for a in (_attrs(m.group(1)),)}
     if not re.search(r"^\[gd_(?:scene|resource)\b[^\]\n]*\bformat=2\b", text, re.M):
         return ResourceResult(text)
     lines = text.split("\n")
@@ -146,7 +175,11 @@ def migrate_resource(path: str, text: str) -> ResourceResult:
         if header:
             attrs = _attrs(header.group(2))
             typ = attrs.get("type", "").strip('"') or None
-            section_type = typ
+            inst = _INSTANCE.search(header.group(2))
+            if typ is None and inst and root_type is not None and inst.group(1) in ext_paths:
+                section_type = root_type(ext_paths[inst.group(1)], path)  # an instanced scene's root
+            else:
+                section_type = typ
             if header.group(1) == "node" and typ in changes.removed_nodes:
                 todos.append((len(out) + 1, changes.removed_nodes[typ]))
                 out.append(f"; {TODO_TAG}: {changes.removed_nodes[typ]}")
