@@ -416,18 +416,71 @@ class Typer:
         return sorted(out, key=lambda dt: dt[0].line)
 
 
+def _is_test(cond: Node | None, name: str) -> str | None:
+    """`name is T` (or the left operand of an `and`/`&&` chain that holds it): T, else None."""
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_children:
+        cond = cond.named_children[0]
+    while cond is not None and cond.type == "binary_operator" and len(cond.children) == 3 \
+            and _text(cond.children[1]) in ("and", "&&"):
+        found = _is_test(cond.children[2], name)
+        if found:
+            return found
+        cond = cond.children[0]
+    if cond is not None and cond.type == "binary_operator" and len(cond.children) == 3 \
+            and _text(cond.children[1]) == "is" and _text(cond.children[0]) == name:
+        return _text(cond.children[2])
+    return None
+
+
+def _negated_test(cond: Node | None, name: str) -> str | None:
+    """`not name is T`, `not (name is T)`, `!(name is T)`: T, else None."""
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_children:
+        cond = cond.named_children[0]
+    if cond is not None and cond.type == "unary_operator" and cond.children \
+            and _text(cond.children[0]) in ("not", "!"):
+        return _is_test(cond.children[-1], name)
+    if cond is not None and cond.type == "binary_operator" and len(cond.children) == 3 \
+            and _text(cond.children[1]) == "is" and cond.children[0].type == "unary_operator":
+        inner = cond.children[0]  # tree-sitter reads `not x is T` as `(not x) is T`
+        if inner.children and _text(inner.children[0]) in ("not", "!") and _text(inner.children[-1]) == name:
+            return _text(cond.children[2])
+    return None
+
+
+_EXITS = ("return_statement", "continue_statement", "break_statement")
+
+
 def _narrowed(node: Node, name: str) -> str | None:
-    """`if n is Sprite:` -- inside that branch `n` is a Sprite (the test alone, or the left of an `and`)."""
+    """`if n is Sprite:` -- inside that branch `n` is a Sprite (the test alone, or any operand of an `and`/`&&`);
+    after `if not n is Sprite: return` (or `continue`, `break`), `n` is a Sprite for the rest of the block."""
     cur = node.parent
+    child = node
     while cur is not None and cur.type not in ("function_definition", "source"):
+        if cur.type == "binary_operator" and len(cur.children) == 3 and _text(cur.children[1]) in ("and", "&&") \
+                and child == cur.children[2]:
+            found = _is_test(cur.children[0], name)  # `n is Key and n.pressed`: the right side sees the test
+            if found:
+                return found
         if cur.type == "body" and cur.parent is not None and cur.parent.type in ("if_statement", "elif_clause"):
             cond = cur.parent.child_by_field_name("condition") or next(
                 (c for c in cur.parent.children if c.is_named and c.type != "body"), None)
-            while cond is not None and cond.type == "binary_operator" and len(cond.children) == 3 \
-                    and _text(cond.children[1]) == "and":
-                cond = cond.children[0]
-            if cond is not None and cond.type == "binary_operator" and len(cond.children) == 3 \
-                    and _text(cond.children[1]) == "is" and _text(cond.children[0]) == name:
-                return _text(cond.children[2])
+            found = _is_test(cond, name)
+            if found:
+                return found
+        if cur.type == "body":  # an early exit before this statement
+            for st in cur.named_children:
+                if st == child or st.start_byte >= child.start_byte:
+                    break
+                if st.type != "if_statement" or any(c.type in ("elif_clause", "else_clause") for c in st.children):
+                    continue
+                body = st.child_by_field_name("body") or next((c for c in st.children if c.type == "body"), None)
+                stmts = body.named_children if body is not None else []
+                if stmts and stmts[-1].type in _EXITS:
+                    cond = st.child_by_field_name("condition") or next(
+                        (c for c in st.children if c.is_named and c.type != "body"), None)
+                    found = _negated_test(cond, name)
+                    if found:
+                        return found
+        child = cur
         cur = cur.parent
     return None

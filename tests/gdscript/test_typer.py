@@ -141,3 +141,12 @@ def test_a_declared_engine_class_may_hold_a_project_script():
     assert found["sub().can_drop_da"] == ""  # a name a project script declares: maybe that script's
     assert found["sub().get_parent("] == "Control"  # an engine member stays the declared class's
     assert found["get_tree().get_parent("] == "SceneTree"
+
+
+def test_is_tests_narrow_through_and_and_early_exits(full_api):
+    src = ("extends Node\nfunc _input(event):\n\tif event is InputEventKey && event.pressed:\n\t\tprint(event.keycode)\n"
+           "\tif not event is InputEventMouseButton:\n\t\treturn\n\tprint(event.button_index)\n")
+    typer = Typer(ProjectScripts({"n.gd": src}), full_api)
+    found = {(src[:at].count("\n") + 1, member): t.v4 for at, (t, member) in typer.dot_types("n.gd").items()}
+    assert found == {(3, "pressed"): "InputEventKey", (4, "keycode"): "InputEventKey",
+                     (7, "button_index"): "InputEventMouseButton"}
