@@ -25,7 +25,7 @@ def unified_diff(migration: ProjectMigration, originals: dict[str, str]) -> str:
         old = originals.get(f.path, "")
         new = f.migrated if f.migrated is not None else old
         for h in f.hunks:  # before the file's diff (patch tools skip such lines): what each hunk rests on
-            items = "; ".join(f"{c.old[:60]} -> {(c.new or 'by hand')[:60]}" for c in h.items[:4])
+            items = "; ".join(f"{_short(c.old)} -> {_short(c.new or 'by hand')}" for c in h.items[:4])
             out.append(f"# godot-rag: {f.path} lines {h.start_line}-{h.end_line} ({h.status})"
                        + (f": {items}" if items else "") + (f" [{', '.join(h.evidence_ids[:4])}]" if h.evidence_ids else "")
                        + "\n")
@@ -38,6 +38,16 @@ def unified_diff(migration: ProjectMigration, originals: dict[str, str]) -> str:
             # a file's last line without its newline, on either side: its own line, then the marker patch tools read
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """One line of at most `limit` characters, cut between words (`set_health(...)`, never `set_healt`)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = max(cut.rfind(" "), cut.rfind(","), cut.rfind("("))
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
 
 
 def _safe(path: str) -> PurePosixPath:
@@ -127,7 +137,7 @@ def summary_text(migration: ProjectMigration) -> str:
             lines.append(f"  {f.path} -> {f.new_path} (references to it follow)")
         if f.todos or f.failures:
             lines.append(f"  {f.path}: {f.status}")
-            lines += [f"    line {t.line}: {t.reason}" for t in f.todos[:20]]
+            lines += [f"    line {t.line} (of the migrated file): {t.reason}" for t in f.todos[:20]]
             lines += [f"    fell back: {x}" for x in f.failures]
     if migration.manifest:
         counts = Counter(c.action for c in migration.manifest if c.path != "*")
