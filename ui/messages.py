@@ -10,7 +10,8 @@ Send me one of these:
 Every chunk gets a trace (file and lines, search cues, docs candidates, judgment), then a verdict.
 Ask follow-ups in the same thread: *"explain chunk 4"*, *"why is mob.gd flagged?"*.
 
-한국어: 코드를 붙여넣거나 파일/zip 또는 GitHub 링크를 보내 주세요. · 中文：粘贴代码、上传文件或 zip，或发送 GitHub 链接即可。"""
+한국어: 코드를 붙여넣거나 파일/zip 또는 GitHub 링크를 보내 주세요. · 中文：粘贴代码、上传文件或 zip，或发送 GitHub 链接即可。
+· Русский: вставьте код, загрузите файлы или zip, или пришлите ссылку на GitHub."""
 
 EMPTY_HINT = (
     "Send some GDScript (or a `.tscn` / `project.godot`), attach files or a `.zip`, "

@@ -245,7 +245,7 @@ def build_server(runtime: McpRuntime) -> MCPServer:
                                code=changed.get(only, originals.get(only)) if only else None)
         text = summary_text(migration)
         if result.code is not None:
-            text += f"\n\n```gdscript\n{result.code}```"
+            text += f"\n\n```gdscript\n{result.code.rstrip(chr(10))}\n```"  # the fence on its own line
         return _text_result(text, result)
 
     @mcp.tool(annotations=READ_ONLY)
