@@ -68,7 +68,7 @@ from bench.portsdata import dev_sources  # noqa: E402
 from agent import changes  # noqa: E402
 from agent.apiindex import V3, V4, ApiIndex, read_index  # noqa: E402
 from agent.gdscript.checker import Checker, check_files  # noqa: E402
-from agent.gdscript.model import FunctionModel, ScriptModel  # noqa: E402
+from agent.gdscript.model import FunctionModel  # noqa: E402
 from agent.judge.project import build_project_context  # noqa: E402
 from agent.settings import Settings, default_renames_file  # noqa: E402
 from agent.storage.db import make_pool  # noqa: E402
@@ -222,6 +222,7 @@ class Sites:
         self.members = checker.project_members()
 
     def of(self, path: str) -> list[Mutation]:
+        """Every mutation site of one script, in the order of the kinds' finders."""
         model = self.c.scripts.model(path)
         if model is None or model.tree is None:
             return []
@@ -646,7 +647,7 @@ def main() -> int:
     real = sum(r["real"] for r in results.values())
     seconds = sum(r["seconds"] for r in results.values())
     kloc = max(1, lines) / 1000
-    rules = sum((Counter({k: v for k, v in r["by_rule"].items()}) for r in results.values()), Counter())
+    rules = sum((Counter(r["by_rule"]) for r in results.values()), Counter())
     print(f"total: {lines} lines, {errors} errors ({errors / kloc:.3f}/kloc), {real} of them listed as real "
           f"Godot 3 leftovers or bugs, false errors {errors - real} ({(errors - real) / kloc:.3f}/kloc; bar 0.2); "
           f"warnings {sum(r['warnings'] for r in results.values())}")

@@ -66,6 +66,9 @@ _GODOT3_NODES = {
     "remote_keyword": ("RPC keywords are the `@rpc(...)` annotation in Godot 4", None),
     "base_call": ("`.f()` calls the parent's method in Godot 3; Godot 4 writes `super.f()`", None),
 }
+_VALUE_CHANGES = frozenset(old for _, old in changes.resource_changes().scaled)
+"""Renamed properties whose value changes too (`extents` -> `size`, doubled): never a rename alone."""
+_VAR_PARAM = re.compile(r"[(,]\s*var\s+[A-Za-z_]")
 _PASCAL = re.compile(r"^[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*$")
 
 
@@ -152,6 +155,8 @@ class Checker:
             return "RefCounted", True
         if model is self.scripts.model(path):
             base = self.typer.engine_base(path)
+            if base == "Reference" and not self._declares_extends(path):
+                base = "RefCounted"  # a chain of scripts with no `extends`: Godot 4's default base
             if base:
                 return (base, True) if self.api.has_class(V4, base) else ("", False)
             script = self.scripts.script_of(ext, path)
@@ -160,6 +165,11 @@ class Checker:
                 return ("RefCounted", True) if inner is not None and not inner.extends else ("", False)
             return "", False
         return (ext, True) if self.api.has_class(V4, ext) else ("", False)
+
+    def _declares_extends(self, path: str) -> bool:
+        """Whether some script of the chain names `Reference` itself (Godot 3's class: undeclared in Godot 4)."""
+        return any((m := self.scripts.model(p)) is not None and m.extends == "Reference"
+                   for p in self.typer._user_chain(path))
 
     def _declared(self, cls: _Class, name: str) -> bool:
         """Declared by the class, an outer class, or the project scripts any of them extends."""
@@ -249,9 +259,10 @@ class _Run:
     def all(self) -> None:
         root = self.model.tree.root_node  # type: ignore[union-attr]
         self.grammar(root)
-        # where tree-sitter recovered from an error, statements may sit outside the function that holds them:
-        # scopes are not to be trusted there, so no name is called undeclared
-        self.scoped = not root.has_error
+        # where tree-sitter recovered from an error at the top level, statements may sit outside the function that
+        # holds them: scopes are not to be trusted there, so no name is called undeclared; an error inside one
+        # function only turns names off in that function
+        self.scoped = not any(c.type == "ERROR" or c.is_missing for c in root.children)
         cls = self.class_of(self.model, None)
         self.dots = self.c.typer.dot_types(self.path)
         self.class_body(root, cls)
@@ -294,6 +305,8 @@ class _Run:
             elif t == "expression_statement" and _text(node).strip() == "tool" and node.parent is not None \
                     and node.parent.type == "source":
                 self.report(node, "godot3-syntax", "`tool` is the `@tool` annotation in Godot 4")
+            elif t == "parameters" and _VAR_PARAM.search(_text(node)):
+                godot3.append((node, "`var` before a parameter is Godot 3 grammar; Godot 4 drops it"))
             elif t == "dictionary" and len({any(c.type == "=" for c in p.children) for p in node.named_children
                                             if p.type == "pair"}) > 1:
                 godot3.append((node, "a dictionary mixes `key = value` and `\"key\": value`; Godot 4 takes one "
@@ -342,13 +355,17 @@ class _Run:
             elif t in ("function_definition", "constructor_definition"):
                 self.function(node, cls)
             elif t == "class_definition":
+                self.types_in(node.child_by_field_name("extends") or node, cls)
                 name = _text(node.child_by_field_name("name"))
                 inner = cls.model.inner.get(name)
                 inner_body = node.child_by_field_name("body")
                 if inner is not None and inner_body is not None:
                     self.class_body(inner_body, self.class_of(inner, cls))
-            elif t == "extends_statement":
+            elif t in ("extends_statement", "class_name_statement"):
                 self.types_in(node, cls)
+                for c in node.children:  # `class_name X extends Y` on one line
+                    if c.type == "extends_statement":
+                        self.types_in(c, cls)
             elif t == "enum_definition":
                 for e in node.named_children:
                     for v in e.named_children if e.type == "enumerator_list" else ():
@@ -456,8 +473,6 @@ class _Run:
             if p.type == "identifier":
                 scope.names.add(_text(p))
                 continue
-            if p.type == "typed_parameter" and p.children and _text(p.children[0]) == "var":
-                self.report(p, "godot3-syntax", "`var` before a parameter is Godot 3 grammar; Godot 4 drops it")
             ident = next((c for c in p.children if c.type == "identifier"), None)
             if ident is not None:
                 scope.names.add(_text(ident))
@@ -586,6 +601,8 @@ class _Run:
         if name is not None:
             inner.names.add(_text(name))
         for p in _named(node.child_by_field_name("parameters")):
+            if p.type == "variadic_parameter":
+                p = next((c for c in p.children if c.type in ("identifier", "typed_parameter")), p)
             ident = p if p.type == "identifier" else next((c for c in p.children if c.type == "identifier"), None)
             if ident is not None:
                 inner.names.add(_text(ident))
@@ -610,7 +627,8 @@ class _Run:
 
     def undeclared(self, node: Node, name: str, cls: _Class) -> None:
         godot3_class = self.api.has_class(V3, name) and not self.api.has_class(V4, name)
-        if not self.c.complete or (not (cls.decidable and self.scoped) and not godot3_class):
+        if not self.c.complete or (not (cls.decidable and self.scoped and not _in_broken_function(node))
+                                   and not godot3_class):
             return
         if _PASCAL.match(name) and not godot3_class and not name.isupper():
             return  # a class newer than the docs, or a GDExtension's
@@ -625,7 +643,8 @@ class _Run:
         self.report(node, "undeclared-name", msg, fix=fix)
 
     def type_node(self, node: Node, cls: _Class) -> None:
-        """Type annotations: a Godot 3 class there is undeclared in Godot 4."""
+        """Type annotations: a Godot 3 class there is undeclared in Godot 4 (each type of `Dictionary[K, V]` too;
+        of `Node.ProcessMode` only the first name, the class: the rest are its members)."""
         stack = [node]
         while stack:
             n = stack.pop()
@@ -634,7 +653,10 @@ class _Run:
                 if self.api.has_class(V3, name) and not self.api.has_class(V4, name) and self.c.complete \
                         and not self.c._declared(cls, name) and not self.c._is_global(name, self.path):
                     self.undeclared(n, name, cls)
-                return  # `Node.ProcessMode`: the first name is the class; the rest are its members
+                continue
+            if n.type == "attribute":
+                stack.extend(n.named_children[:1])
+                continue
             stack.extend(reversed(n.named_children))
 
     def types_in(self, node: Node, cls: _Class) -> None:
@@ -704,7 +726,9 @@ class _Run:
             up = up.parent  # tree-sitter reads `await f() - 1` as `await (f() - 1)`
         if up is not None and up.type == "await_expression":
             return
-        if parent is not None and parent.type not in ("expression_statement", "parenthesized_expression"):
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent  # `if(f()):` is a condition, not a statement
+        if parent is not None and parent.type != "expression_statement":
             self.report(node, "coroutine-needs-await",
                         f"`{name}()` awaits, so Godot 4 wants `await {name}(...)` where its value is used")
 
@@ -770,12 +794,15 @@ class _Run:
             self.report(member, "super-missing", f"no base class of this script has `{name}` for `super.{name}`")
 
     def member_use(self, dot: Node, member: Node, args: Node | None, scope: _Scope, cls: _Class) -> None:
+        """One `.member` (with its call's arguments): its existence, its arity, and what follows from its name."""
         name = _text(member)
         recv, _ = self.dots.get(dot.start_byte, (None, ""))
         project = self.c.project_members()
         n_args = len(_arguments(args)) if args is not None else -1
         if name in ("connect", "emit") and recv is not None:
             self.signal_member(dot, member, recv)
+        if name in ("emit", "connect", "disconnect", "is_connected") and self.own_method_before(dot, cls):
+            return
         # whatever the receiver: a Godot 3 member that no 4.x class and no project script has
         if self.c.complete and name not in project and not self.api.defined_anywhere(V4, name):
             new = successor(name, self.api)  # a name with no successor may be a Dictionary key (`hit.collider`)
@@ -796,8 +823,9 @@ class _Run:
             return
         e = self.api.lookup(V4, cls4, name)
         if e is None:
-            if self.api.defined_below(V4, cls4, name) or name in project and self.api.is_a(V4, cls4, "Object"):
-                return  # an object's script may add the member
+            if self.api.defined_below(V4, cls4, name) or name in project and self.api.is_a(V4, cls4, "Object") \
+                    or name.startswith("_"):
+                return  # an object's script may add the member; the engine binds `_` methods the docs hide
             new = successor(name, self.api, cls=cls4)
             if new is None and self.api.lookup(V3, recv.v3 or cls4, name) is None:
                 return  # not Godot 3's either: API newer than the docs, or a member the docs leave out
@@ -832,6 +860,22 @@ class _Run:
         fix = Fix(edits=(Edit(start=at, end=at + len(head.encode()), text=new),), applicability="safe",
                   why=f"the converter renames `{head}` to `{new}`; no Godot 4 class has `{head}`")
         self.report(lit, "godot3-member", f"no Godot 4 class has a {kind} `{head}`; Godot 4: `{new}`", fix=fix)
+
+    def own_method_before(self, dot: Node, cls: _Class) -> bool:
+        """`_ready.emit()`, `initialize.connect(f)`: the name left of the dot is a method, and a Callable has no
+        `emit` and no `connect` (a signal of the same name would be a redeclaration)."""
+        left = dot.prev_sibling
+        if left is None or left.type != "identifier" or dot.parent is None or dot.parent.children[0] != left:
+            return False
+        name = _text(left)
+        decl = cls.model.members.get(name)
+        is_method = (decl is not None and decl.kind == "func") or (
+            decl is None and cls.engine and self.c._v4(cls.engine, name, ("method",)) is not None
+            and self.c._v4(cls.engine, name, ("signal",)) is None and not self.c._declared(cls, name))
+        if is_method:
+            self.report(left, "not-a-signal", f"`{name}` is a method, not a signal: a Callable has no "
+                                              f"`{_text(dot.next_sibling.children[0]) if dot.next_sibling and dot.next_sibling.children else 'emit'}`")
+        return is_method
 
     def static_on_instance(self, dot: Node, member: Node, cls4: str, args: Node | None) -> None:
         """`file.open(p, m)` on a FileAccess: Godot 4's `open` is static and returns a new object, which Godot 3's
@@ -868,11 +912,26 @@ class _Run:
 
     def user_member(self, member: Node, name: str, recv: GdType, n_args: int) -> None:
         path = recv.v4
-        if name in self.c.project_members() or self.c.typer.declared_by(path, name) is not None:
+        found = self.c.typer.declared_by(path, name)
+        if found is not None and found[1].kind == "func" and n_args >= 0:
+            model = self.c.scripts.model(found[0])
+            f = next((x for x in model.functions if x.name == name), None) if model is not None else None
+            if f is not None and not f.rest and not (
+                    sum(1 for d in f.params.values() if d.value is None) <= n_args <= len(f.params)):
+                self.report(member, "call-arity", f"`{name}()` takes {len(f.params)} parameter(s) at most "
+                                                  f"({sum(1 for d in f.params.values() if d.value is None)} "
+                                                  f"required); this call passes {n_args}")
+        if name in self.c.project_members() or found is not None:
             return  # declared by the script, a base, or a script that may extend it
         engine = self.c.typer.engine_base(path)
+        engine = "RefCounted" if engine == "Reference" and not self.api.has_class(V4, engine) else engine
         if not engine or not self.api.has_class(V4, engine):
             return
+        e = self.api.lookup(V4, engine, name)
+        if e is not None and e.kind == "method" and n_args >= 0 and not e.accepts(n_args):
+            self.arity(member, f"{e.class_name}.{name}", e, n_args)
+        if e is not None or self.api.lookup(V4, "GDScript", name) is not None or name.startswith("_"):
+            return  # a preloaded script is also a GDScript resource (`get_base_script()`)
         if self.api.lookup(V4, engine, name) is not None or name == "new" or self.api.defined_below(V4, engine, name):
             return
         if successor(name, self.api) is None and not self.api.defined_anywhere(V3, name):
@@ -965,12 +1024,21 @@ class _Run:
                    why=f"`{backing}` holds the value, so code in the class uses it directly as Godot 3 did")
 
 
+def _in_broken_function(node: Node) -> bool:
+    cur = node.parent
+    while cur is not None and cur.type not in ("function_definition", "constructor_definition", "source"):
+        cur = cur.parent
+    return cur is not None and cur.type != "source" and cur.has_error
+
+
 def _setget_in(text: str, name: str) -> bool:
     return re.search(rf"^[^\n#]*\bvar\s+{re.escape(name)}\b[^\n]*\bsetget\b", text, re.M) is not None
 
 
 def successor(name: str, api: ApiIndex, *, cls: str = "", kinds: Iterable[str] | None = None) -> str | None:
     """The one Godot 4 name the converter's tables give a Godot 3 name, when 4.x defines it and not the old."""
+    if name in _VALUE_CHANGES:
+        return None  # `extents` is half of `size`, `rect_rotation` degrees: a rename alone changes the value
     rows = [r for r in changes.member_renames().get(name, ()) if r.enabled and (not kinds or r.kind in kinds)]
     news = {r.new for r in rows if "." not in r.new}
     if len(news) == 1:

@@ -25,7 +25,7 @@ from agent.models import RetrievalHit
 from agent.retrieve.mapping_table import MappingTable
 
 _EXTENDS = re.compile(r"^\s*extends\s+([A-Za-z_]\w*|\"[^\"]+\"|'[^']+')", re.M)
-_CLASS_NAME = re.compile(r"^\s*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
+_CLASS_NAME = re.compile(r"^\s*(?:@\w+(?:\([^)\n]*\))?\s+)*class_name\s+([A-Za-z_]\w*)(?:\s*,[^\n]*)?(?:\s+extends\s+([A-Za-z_]\w*))?", re.M)
 _SECTION = re.compile(r"^\[(\w+)((?:[^\[\]]|\[[^\[\]]*\])*)\]\s*$", re.M)
 """A `[node ...]` header; its `groups=[...]` may span lines."""
 _ATTR = re.compile(r'(\w+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s\]]+(?:\(\s*[^)]*\))?)')

@@ -19,3 +19,8 @@ func _ready() -> void:
 	print(1, 2, 3, 4, 5)
 	var f := FileAccess.open("user://a.txt", FileAccess.READ)
 	f.get_csv_line()
+
+
+func _through_self() -> void:
+	self.pair(1, 2, 3)  # expect: call-arity
+	var child := self.get_child()  # expect: call-arity

@@ -11,3 +11,10 @@ func _ready() -> void:
 	var level = load_level()  # expect: coroutine-needs-await
 	var other = await load_level()
 	load_level()
+
+
+func _conditions() -> void:
+	if(load_level()):  # expect: coroutine-needs-await
+		pass
+	if await load_level():
+		pass

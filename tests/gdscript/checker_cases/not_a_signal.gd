@@ -13,3 +13,8 @@ func _ready() -> void:
 
 func _on_exit() -> void:
 	pass
+
+
+func _use_method_as_signal() -> void:
+	_on_exit.emit()  # expect: not-a-signal
+	done.emit()

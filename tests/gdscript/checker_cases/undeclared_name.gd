@@ -29,3 +29,7 @@ func _ready() -> void:
 			print(SPEED)
 	print(undefined_thing)  # expect: undeclared-name
 	var shown := stepify(1.25, 0.5)  # expect: undeclared-name
+
+
+class Legacy extends Reference:  # expect: undeclared-name
+	var table: Dictionary[String, SpatialMaterial] = {}  # expect: undeclared-name
