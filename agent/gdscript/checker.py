@@ -262,7 +262,7 @@ class _Run:
         # where tree-sitter recovered from an error at the top level, statements may sit outside the function that
         # holds them: scopes are not to be trusted there, so no name is called undeclared; an error inside one
         # function only turns names off in that function
-        self.scoped = not any(c.type == "ERROR" or c.is_missing for c in root.children)
+        self.scoped, self.broken = _error_scopes(root)
         cls = self.class_of(self.model, None)
         self.dots = self.c.typer.dot_types(self.path)
         self.class_body(root, cls)
@@ -627,7 +627,7 @@ class _Run:
 
     def undeclared(self, node: Node, name: str, cls: _Class) -> None:
         godot3_class = self.api.has_class(V3, name) and not self.api.has_class(V4, name)
-        if not self.c.complete or (not (cls.decidable and self.scoped and not _in_broken_function(node))
+        if not self.c.complete or (not (cls.decidable and self.scoped and _function_of_node(node) not in self.broken)
                                    and not godot3_class):
             return
         if _PASCAL.match(name) and not godot3_class and not name.isupper():
@@ -1024,11 +1024,30 @@ class _Run:
                    why=f"`{backing}` holds the value, so code in the class uses it directly as Godot 3 did")
 
 
-def _in_broken_function(node: Node) -> bool:
+def _function_of_node(node: Node) -> int | None:
+    """The start byte of the function holding `node` (None outside any function)."""
     cur = node.parent
-    while cur is not None and cur.type not in ("function_definition", "constructor_definition", "source"):
+    while cur is not None and cur.type not in ("function_definition", "constructor_definition"):
         cur = cur.parent
-    return cur is not None and cur.type != "source" and cur.has_error
+    return cur.start_byte if cur is not None else None
+
+
+def _error_scopes(root: Node) -> tuple[bool, set[int | None]]:
+    """(whether scopes can be trusted at all, the functions whose names cannot be): an error node inside a
+    function spoils that function; one outside every function may have moved statements out of theirs."""
+    broken: set[int | None] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" or n.is_missing:
+            at = _function_of_node(n)
+            if at is None:
+                return False, broken
+            broken.add(at)
+            continue
+        if n.has_error:
+            stack.extend(n.children)
+    return True, broken
 
 
 def _setget_in(text: str, name: str) -> bool:
