@@ -29,7 +29,7 @@ def _parser():
     return parser
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def godot4_grammar_error(text: str) -> GrammarError | None:
     """The first place gdtoolkit 4's Godot 4 grammar rejects `text`, or None when it parses whole."""
     from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput

@@ -44,6 +44,7 @@ def _left_out_dir(parts: tuple[str, ...]) -> str | None:
 def raw_directory(root: Path, settings: Settings) -> RawFiles:
     out = RawFiles()
     base = root.resolve()
+    budget = settings.max_total_bytes
     for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
         here = Path(dirpath)
         rel_dir = here.relative_to(base).as_posix()
@@ -67,13 +68,17 @@ def raw_directory(root: Path, settings: Settings) -> RawFiles:
             data = None if special else read_regular(full, settings.max_total_bytes)
             if data is None:
                 out.left_out[rel] = special or "not a regular file"
+            elif len(data) > settings.max_total_bytes or (budget := budget - len(data)) < 0:
+                out.left_out[rel] = f"larger than the copy's limit of {settings.max_total_bytes:,} bytes"
             else:
                 out.data[rel] = data
     return out
 
 
-def raw_zip(data: bytes, name: str) -> RawFiles:
+def raw_zip(data: bytes, name: str, limit: int) -> RawFiles:
+    """An archive's entries, each read only while the total stays under `limit` (no zip bomb gets unpacked)."""
     out = RawFiles()
+    budget = limit
     with open_zip(data, name=name) as zf:
         infos = [i for i in zf.infolist() if not i.is_dir()]
         paths = [safe_relative(i.filename, where=name) for i in infos]
@@ -87,9 +92,16 @@ def raw_zip(data: bytes, name: str) -> RawFiles:
                 out.left_out[rel] = "symbolic link inside the archive (not followed)"
             elif info.flag_bits & 0x1:
                 out.left_out[rel] = "encrypted archive entry (not read)"
+            elif info.file_size > budget:
+                out.left_out[rel] = f"over the copy's limit of {limit:,} bytes"
             else:
                 with zf.open(info) as fh:
-                    out.data[rel] = fh.read()
+                    data = fh.read(budget + 1)
+                if len(data) > budget:
+                    out.left_out[rel] = f"over the copy's limit of {limit:,} bytes"
+                    continue
+                budget -= len(data)
+                out.data[rel] = data
     return out
 
 
@@ -99,7 +111,5 @@ def raw_files(target: str, settings: Settings, *, texts: dict[str, str]) -> RawF
     if path is not None and path.is_dir() and not path.is_symlink():
         return raw_directory(path, settings)
     if path is not None and path.is_file() and path.suffix.lower() == ".zip":
-        return raw_zip(read_regular(path, settings.max_total_bytes) or b"", path.name)
-    if path is not None and path.is_file():
-        return RawFiles({path.name: read_regular(path, settings.max_total_bytes) or b""})
-    return RawFiles({p: t.encode() for p, t in texts.items()}, complete=False)
+        return raw_zip(read_regular(path, settings.max_total_bytes) or b"", path.name, settings.max_total_bytes)
+    return RawFiles({p: t.encode() for p, t in texts.items()}, complete=path is not None and path.is_file())

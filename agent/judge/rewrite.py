@@ -186,15 +186,20 @@ def _setget_step(code: str) -> str:
     return _sub_in_code(code, _SETGET, _setget)
 
 
+def _statement_steps() -> tuple:
+    """The line rules the whole rewrite runs first: annotations, parent calls, `_init` super, awaits."""
+    return (_export_step, _onready_step, _tool_step, _rpc_step, _super_calls, _rewrite_init_super,
+            _rewrite_function_state, _yield_step)
+
+
 def _grammar_steps() -> tuple:
     """The line rules that change grammar only: what a chunk left to a person still gets (`syntax_edits`)."""
-    return (_export_step, _onready_step, _tool_step, _rpc_step, _super_calls, _rewrite_init_super,
-            _rewrite_function_state, _yield_step, _icon_step, _nodepath_step, _setget_step)
+    return (*_statement_steps(), _icon_step, _nodepath_step, _setget_step)
 
 
 def _rewrite_lines(code: str, *, with_setget: bool = True, declared: set[str] = frozenset(),
                    taken: set[str] = frozenset()) -> str:
-    for step in _grammar_steps()[:8]:  # export, onready, tool, rpc, super calls, _init super, coroutine states, yield
+    for step in _statement_steps():
         code = step(code)
     code = _rewrite_move_and_slide(code)
     code = _sub_in_code(code, _STRING_CONNECT, _connect, keep_strings=True)

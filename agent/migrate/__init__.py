@@ -24,7 +24,7 @@ from agent.gdscript.checker import Checker
 from agent.gdscript.grammar import godot4_grammar_error
 from agent.migrate.safe_edits import COMMENTED, comment_out
 from agent.migrate.shaders import SHADER_SUFFIXES, gdshader_path, migrate_embedded, migrate_shader_code
-from agent.migrate.script import compose, file_migration, plan_script, validate_script
+from agent.migrate.script import compose, file_migration, line_start, plan_script, validate_script
 
 __all__ = ["TODO_TAG", "FileMigration", "MigrationSummary", "ProjectMigration", "migrate_files", "migrate_snippet",
            "migration_context"]
@@ -62,9 +62,12 @@ def _resource_failures(text: str) -> list[str]:
     return [f"resource ids used but not declared: {', '.join(missing[:5])}"] if missing else []
 
 
-def _migrate_shader_file(path: str, text: str, godot4_project: bool) -> FileMigration:
+def _migrate_shader_file(path: str, text: str, godot4_project: bool, taken: set[str]) -> FileMigration:
     result = migrate_shader_code(text)
     new_path = gdshader_path(path)
+    if new_path != path and new_path in taken:  # never over a file of the project's own
+        result.todos.append((1, f"{new_path} exists already: rename this file to .gdshader by hand"))
+        new_path = path
     if godot4_project and not result.godot3 and new_path == path:
         return FileMigration(path=path, kind="shader", status="unchanged")
     changed = result.text != text or new_path != path
@@ -99,10 +102,12 @@ _VALIDATION_ROUNDS = 4
 """Validation rounds at most: each gives back what the last round's give-backs made wrong (rarely more than 2)."""
 
 
-def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMigration:
-    """Every script, scene, resource and project.godot of `files` (path -> text) in its Godot 4 form.
+def migrate_files(files: dict[str, str], kb: ProjectContext | None, other_paths: frozenset[str] = frozenset()
+                  ) -> ProjectMigration:
+    """Every script, scene, resource, shader and project.godot of `files` (path -> text) in its Godot 4 form.
 
-    Other files are listed as skipped with the reason; nothing is written anywhere.
+    Other files are listed as skipped with the reason; nothing is written anywhere. `other_paths`: the project's
+    files that were not read as text (images, ...), so no file is moved over one of them.
     """
     ctx = migration_context(files, kb)
     godot4_project = any(_kind(p) == "project_config" and re.search(r"^config_version\s*=\s*5\b", t or "", re.M)
@@ -121,7 +126,7 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
             planned[path] = (plans, composed)
             migrated_text[path] = composed.text
         elif kind == "shader":
-            record = _migrate_shader_file(path, text, godot4_project)
+            record = _migrate_shader_file(path, text, godot4_project, set(files) | set(other_paths))
             out.append(record)
             if record.migrated is not None:
                 migrated_text[path] = record.migrated
@@ -158,7 +163,78 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMi
         if composed.text != files[path]:
             composed = _parses_in_godot4(files[path], plans, composed, failures[path])
         out.append(file_migration(path, files[path], plans, composed, failures[path]))
-    return ProjectMigration.of(_follow_moves(out, files))
+    result = ProjectMigration.of(_follow_moves(out, files))
+    if planned and not checked:
+        result.partial = ("the knowledge base's Godot 4 API index is partial or missing: the GDScript 4 checker did "
+                          "not gate the scripts")
+    return result
+
+
+_RES_PATH = re.compile(r"""(["'])(res://[^"'\n]+?|[^"'\n/:]+(?:/[^"'\n/:]+)*?)\.shader\1""")
+
+
+def _follow_moves(records: list[FileMigration], files: dict[str, str]) -> list[FileMigration]:
+    """Every reference to a moved file (`res://x.shader` in a scene, a resource, a script's `preload` or
+    project.godot) names its new path (`res://x.gdshader`), in the migrated text of the file that holds it."""
+    moved = {r.path: r.new_path for r in records if r.new_path}
+    if not moved:
+        return records
+    resolve = res_resolver(files)
+    out = []
+    for r in records:
+        kind = _kind(r.path)
+        if kind is None or kind == "shader":
+            out.append(r)
+            continue
+        text = r.migrated if r.migrated is not None else files[r.path]
+
+        def follow(m: re.Match[str], where: str = r.path) -> str:
+            target = m.group(2) + ".shader"
+            found = resolve(target, where) if target.startswith("res://") else posixpath.normpath(
+                posixpath.join(posixpath.dirname(where), target))
+            return m.group(0).replace(".shader" + m.group(1), ".gdshader" + m.group(1)) if found in moved else m.group(0)
+
+        new = _RES_PATH.sub(follow, text)
+        if new != text:
+            edits = r.edits + sum(1 for a, b in zip(_RES_PATH.findall(text), _RES_PATH.findall(new)) if a != b)
+            r = r.model_copy(update={"migrated": new, "edits": edits,
+                                     "status": r.status if r.status == "todo" else "migrated"})
+        out.append(r)
+    return out
+
+
+def _parses_in_godot4(original: str, plans: list, composed, failures: list[str]):
+    """The composed script once gdtoolkit's Godot 4 grammar reads it whole. A rewritten chunk it stops in goes back
+    to a person; a line it stops at in a TODO chunk (or in code no rule changed, which becomes a TODO) is kept in
+    that chunk as a `# godot3:` comment. What still does not parse after that is a TODO of the file."""
+    for _ in range(_VALIDATION_ROUNDS * 12):
+        err = godot4_grammar_error(composed.text)
+        if err is None:
+            return composed
+        found = composed.plan_at(line_start(composed.text, err.line))
+        if found is None:
+            break
+        plan, offset = found
+        if plan.migrated:
+            plan.give_up(f"Godot 4's grammar stops at it: {err.message}")
+            failures.append(f"line {err.line}: {err.message}")
+        else:
+            if not plan.todos:
+                plan.leave_to_person(f"Godot 4's grammar stops here: {err.message}")
+            body = plan.text
+            line = body.encode()[:offset].decode("utf-8", "replace").count("\n") + 1
+            kept = comment_out(body, line)
+            if kept == body:
+                break
+            plan.body, plan.new = kept, None
+            failures.append(f"kept as a `{COMMENTED.strip()}` comment (Godot 4 cannot parse it): {err.message}")
+        composed = compose(original, plans)
+    err = godot4_grammar_error(composed.text)
+    if err is None:
+        return composed
+    failures.append(f"line {err.line}: Godot 4's grammar stops here ({err.message}); left for a person")
+    return replace(composed, todos=[*composed.todos, MigrationTodo(
+        line=err.line, reason=f"Godot 4 cannot parse this line ({err.message})")])
 
 
 _RES_PATH = re.compile(r"""(["'])(res://[^"'\n]+?|[^"'\n/:]+(?:/[^"'\n/:]+)*?)\.shader\1""")

@@ -53,9 +53,9 @@ class FileMigration(_Model):
     path: str
     kind: FileKind
     status: FileStatus
+    """migrated: changed and complete; todo: holds TODOs (and maybe changes); unchanged; skipped (`reason`)."""
     new_path: str | None = None
     """Where the file goes in Godot 4, when it moves (`x.shader` -> `x.gdshader`); its references follow."""
-    """migrated: changed and complete; todo: holds TODOs (and maybe changes); unchanged; skipped (`reason`)."""
     reason: str = ""
     migrated: str | None = None
     """The whole Godot 4 file, when it differs from the original."""

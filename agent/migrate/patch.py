@@ -6,6 +6,7 @@ Never in place: the copy goes to a folder that must not exist yet (or be empty),
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 import io
 import zipfile
@@ -33,11 +34,15 @@ def unified_diff(migration: ProjectMigration, originals: dict[str, str]) -> str:
         out.append(f"diff --git a/{f.path} b/{target}\n")
         if f.new_path:
             out += [f"rename from {f.path}\n", f"rename to {target}\n"]
-        for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                         fromfile=f"a/{f.path}", tofile=f"b/{target}"):
+        for line in difflib.unified_diff(_lines(old), _lines(new), fromfile=f"a/{f.path}", tofile=f"b/{target}"):
             # a file's last line without its newline, on either side: its own line, then the marker patch tools read
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as git and patch count them: split at `\\n` only (a `\\r` or `\\u2028` inside a line stays in it)."""
+    return re.findall(r"[^\n]*\n|[^\n]+\Z", text)
 
 
 def _short(text: str, limit: int = 60) -> str:

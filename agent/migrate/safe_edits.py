@@ -1,7 +1,8 @@
-"""What a TODO hunk still gets: every edit whose meaning cannot change, so the file parses in Godot 4.
+"""What a TODO hunk still gets: Godot 4 grammar for Godot 3 grammar, so the file parses in Godot 4.
 
 A hunk the engine could not write whole keeps its code for a person, but Godot 4 refuses a script with one
-line of Godot 3 grammar in it. So the grammar is brought over anyway (annotations for `export`/`onready`/
+line of Godot 3 grammar in it. So the grammar is brought over anyway (a `setget` becomes `set =`/`get =`, whose
+accessors Godot 4 also runs inside the class: the checker's `accessor-in-class` says where that matters) (annotations for `export`/`onready`/
 `tool`, `super.f()` for `.f()`, `await` for `yield`, `var` dropped before parameters, one dictionary style,
 enum commas; the engine's own line rules, `agent.judge.rewrite.syntax_edits`), and what still does not
 parse is kept as a comment (`# godot3: <line>`) under the TODO, its block given a `pass` if it was left
@@ -59,20 +60,30 @@ def grammar_edits(text: str) -> str:
 
 
 _ENUM = re.compile(r"\benum\b[ \t]*\w*[ \t]*\{([^{}]*)\}")
-_ENTRY = re.compile(r"[A-Za-z_]\w*(?:[ \t]*=[ \t]*[^,\n}]+?)?(?=[ \t]*(?:,|\n|$|[A-Za-z_]))")
+_ONE_LINE_ENTRIES = re.compile(r"\s*[A-Za-z_]\w*(?:\s*=\s*-?\d+)?(?:\s+[A-Za-z_]\w*(?:\s*=\s*-?\d+)?)+\s*")
+_BARE_ENTRY = re.compile(r"[A-Za-z_]\w*(?:\s*=\s*-?\d+)?")
 
 
 def _enum_commas(text: str) -> str:
-    """`enum E { A B }` or entries on their own lines without commas -> a comma after each but the last
-    (tree-sitter cannot read such a body, so it is read on the lexer's masked text: comments never count)."""
+    """A comma between enum entries that had none: entries on lines of their own (`A` newline `B = 2`), or a
+    one-line body of names and numbers (`{ A B = 2 C }`). A value is never split: only a line's end, or the space
+    between two bare entries, gets a comma. Read on the lexer's masked text, so comments never count."""
     masked = lex(text).masked
     inserts: list[int] = []
     for m in _ENUM.finditer(masked):
-        entries = list(_ENTRY.finditer(m.group(1)))
-        for a, b in zip(entries, entries[1:]):
-            if "," not in m.group(1)[a.end():b.start()]:
-                inserts.append(m.start(1) + a.end())
-    for at in reversed(inserts):
+        body, at = m.group(1), m.start(1)
+        if "\n" not in body:
+            if _ONE_LINE_ENTRIES.fullmatch(body):
+                entries = list(_BARE_ENTRY.finditer(body))
+                inserts += [at + a.end() for a in entries[:-1]]
+            continue
+        lines = body.split("\n")
+        offsets = [at + sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
+        content = [(i, x.rstrip()) for i, x in enumerate(lines) if x.strip()]
+        for (i, line), _next in zip(content, content[1:]):
+            if not line.endswith(",") and not line.endswith("{"):
+                inserts.append(offsets[i] + len(line))
+    for at in sorted(inserts, reverse=True):
         text = text[:at] + "," + text[at:]
     return text
 
@@ -106,19 +117,3 @@ def comment_out(text: str, line: int) -> str:
             and (not below or len(_indent(below)) < len(ind)):
         out.append(f"{ind}pass")
     return "\n".join(out + lines[j:])
-
-
-def parse_or_comment(text: str, limit: int = 40) -> tuple[str, list[int]]:
-    """`text` with the statements Godot 4's grammar stops at kept as comments, until it parses (at most `limit`
-    statements); the 1-based lines that were commented out (as they were numbered in `text`)."""
-    done: list[int] = []
-    for _ in range(limit):
-        err = godot4_grammar_error(text)
-        if err is None:
-            break
-        new = comment_out(text, err.line)
-        if new == text:
-            break
-        done.append(err.line)
-        text = new
-    return text, done

@@ -302,7 +302,7 @@ def validate_script(path: str, original: str, composed: Composed, ctx: ProjectCo
     if not bad:
         grammar = godot4_grammar_error(composed.text)
         if grammar is not None:
-            at = len("\n".join(composed.text.split("\n")[: grammar.line - 1]).encode())
+            at = line_start(composed.text, grammar.line)
             for p in _owner(composed.spans, at, at + 1):
                 bad.setdefault(id(p), p).failure = f"Godot 4's grammar stops at its line {grammar.line}: {grammar.message}"
     if not bad:
@@ -328,7 +328,7 @@ def _apply_checker(path: str, composed: Composed, checker: Checker, bad: dict[in
     a rewritten chunk marked in `bad` (given up by the caller), in a chunk left as it was made TODOs. Returns the
     plans changed here (fixed or made TODOs), which the caller composes and validates again."""
     diags = [d for d in checker.check_text(path, composed.text) if d.severity == "error"]
-    edits: dict[int, tuple[ChunkPlan, list[tuple[int, int, str, Diagnostic]]]] = {}
+    edits: dict[int, tuple[ChunkPlan, dict[tuple[int, int, str], Diagnostic]]] = {}
     touched: dict[int, ChunkPlan] = {}
     for d in diags:
         found = composed.plan_at(d.start)
@@ -338,8 +338,8 @@ def _apply_checker(path: str, composed: Composed, checker: Checker, bad: dict[in
         if d.fix is not None and d.fix.applicability == "safe":
             for e in d.fix.edits:  # an edit goes to the chunk that holds it (a backing field spans functions)
                 hit = composed.plan_at(e.start)
-                if hit is not None:
-                    edits.setdefault(id(hit[0]), (hit[0], []))[1].append((hit[1], hit[1] + e.end - e.start, e.text, d))
+                if hit is not None:  # one edit once, whichever of the diagnostics that share it brought it
+                    edits.setdefault(id(hit[0]), (hit[0], {}))[1].setdefault((hit[1], hit[1] + e.end - e.start, e.text), d)
             continue
         if plan.migrated and plan.new != plan.chunk.code_text:
             bad.setdefault(id(plan), plan).failure = plan.failure or f"Godot 4 refuses it: {d.message}"
@@ -348,7 +348,11 @@ def _apply_checker(path: str, composed: Composed, checker: Checker, bad: dict[in
             touched[id(plan)] = plan
     for plan, changes in edits.values():
         text = plan.text.encode()
-        for a, b, new, d in sorted(set(changes), key=lambda c: c[0], reverse=True):
+        last = len(text) + 1
+        for (a, b, new), d in sorted(changes.items(), key=lambda c: (c[0][0], c[0][1]), reverse=True):
+            if b > last:
+                continue  # overlaps an edit already made: the next round's check sees what is left
+            last = a
             old = text[a:b].decode()
             text = text[:a] + new.encode() + text[b:]
             if not any(i.old == old and i.new == new for i in plan.items):
@@ -362,6 +366,17 @@ def _apply_checker(path: str, composed: Composed, checker: Checker, bad: dict[in
             plan.new, plan.flagged = text.decode(), True
         touched[id(plan)] = plan
     return list(touched.values()) if not bad else []
+
+
+def line_start(text: str, line: int) -> int:
+    """The byte offset where 1-based `line` of `text` starts."""
+    data, at = text.encode(), 0
+    for _ in range(line - 1):
+        nl = data.find(b"\n", at)
+        if nl < 0:
+            return len(data)
+        at = nl + 1
+    return at
 
 
 def _line_of(text: str, byte: int) -> int:

@@ -71,12 +71,12 @@ def migrate_shader_code(code: str) -> ShaderMigration:
         todos.append("Godot 4's lighting model changed: check this light() against the result you had")
     if re.search(r"shader_type\s+particles\s*;", masked_out) and re.search(r"\bvoid\s+vertex\s*\(", masked_out):
         todos.append("a particles shader runs start() and process() in Godot 4, not vertex()")
-    if "depth_texture" in used or re.search(r"\bDEPTH_TEXTURE\b", masked):
+    if "DEPTH_TEXTURE" in used:
         todos.append("Godot 4's depth is reversed-Z in [0, 1]: rebuild NDC as vec3(SCREEN_UV * 2.0 - 1.0, depth)")
-    lines = [f"// {TODO_TAG}: {t} ({_GUIDE})" for t in todos if f"{TODO_TAG}: {t}" not in code]
-    if lines:
-        out = "\n".join(lines) + "\n" + out
-    return ShaderMigration(out, edits=len(edits) + len(used), todos=[(i + 1, t) for i, t in enumerate(todos)][: len(lines)],
+    todos = [t for t in todos if f"{TODO_TAG}: {t}" not in code]  # a second migration writes none again
+    if todos:
+        out = "\n".join(f"// {TODO_TAG}: {t} ({_GUIDE})" for t in todos) + "\n" + out
+    return ShaderMigration(out, edits=len(edits) + len(used), todos=[(i + 1, t) for i, t in enumerate(todos)],
                            godot3=bool(edits or used))
 
 

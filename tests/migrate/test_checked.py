@@ -109,3 +109,18 @@ def test_a_godot4_project_is_left_as_it_is(kb_full):
              "a.gd": "extends Node\n@export var speed := 2.0\nfunc _ready() -> void:\n\tawait get_tree().process_frame\n"}
     m = migrate_files(files, kb_full)
     assert all(f.migrated is None for f in m.files)
+
+
+def test_a_backing_field_used_three_times_is_written_once(kb_full, full_api):
+    code = ("extends Node\nvar health = 10 setget set_health\n\nfunc _ready():\n\thealth = 5\n\tprint(health)\n"
+            "\thealth += 1\n\nfunc set_health(v):\n\thealth = v\n")
+    out = _godot4(migrate_snippet(code, kb_full), full_api)
+    assert out.count("var _health = 10") == 1 and out.count("set(value):") == 1
+    assert "\t_health = 5\n\tprint(_health)\n\t_health += 1\n" in out and "_healthh" not in out
+
+
+def test_enum_values_are_never_split(kb_full, full_api):
+    code = ("extends Node\nconst SIZE = 2\nenum Kind {SMALL = SIZE, BIG}\nenum Mask {\n\tA = 1 << SIZE\n\tB\n}\n"
+            "func f():\n\tyield(get_tree(), \"idle_frame\")\n")
+    out = _godot4(migrate_snippet(code, kb_full), full_api)
+    assert "enum Kind {SMALL = SIZE, BIG}" in out and "\tA = 1 << SIZE,\n\tB\n" in out

@@ -36,3 +36,15 @@ def test_a_patch_of_files_without_a_final_newline_applies_with_git_and_patch(kb,
         subprocess.run(tool, cwd=root, input=diff.encode(), check=True)
         got = {p: (root / p).read_bytes().decode() for p in expected}
         assert got == expected, tool
+
+
+def test_a_line_separator_inside_a_string_is_no_line_break_for_the_patch(kb, tmp_path):
+    originals = {"a.gd": 'extends Node\nfunc f():\n\tprint("a\u2028b\rc")\n\tyield(get_tree(), "idle_frame")\n'}
+    migration = migrate_files(originals, kb)
+    diff = unified_diff(migration, originals)
+    root = tmp_path / "t"
+    root.mkdir()
+    _tree(root, originals)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "apply"], cwd=root, input=diff.encode(), check=True)
+    assert (root / "a.gd").read_bytes().decode() == migrated_files(migration, originals)["a.gd"]
