@@ -37,7 +37,7 @@ def minor_rows() -> tuple[tuple[ApiEntry, ...], tuple[ClassEntry, ...]]:
                 continue
             entries.append(ApiEntry(V3, r["class"], r["member"], r["kind"], arg_count=int(r.get("arg_count", 0)),
                                     default_count=int(r.get("default_count", 0)), vararg=bool(r.get("vararg")),
-                                    return_type=r.get("return_type", ""), signature=f"{r['member']} (Godot {minor})",
+                                    return_type=r.get("return_type") or "", signature=f"{r['member']} (Godot {minor})",
                                     source_url=_url(minor, r["class"])))
     return tuple(entries), tuple(classes)
 

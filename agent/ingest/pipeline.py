@@ -422,7 +422,7 @@ def load_jsonl(
         clear_mapping_tables()  # the judge's exact rows are read again from the new api_mapping
         index_rows = _read_api_index(out_dir / API_INDEX_FILE)
         if index_rows is not None:
-            ids = {c["chunk_id"] for c in chunks}
+            ids = {c["chunk_id"] for c in chunks} | {""}  # "": rows of data with no docs chunk (the 3.x minors)
             entries = [e for e in index_rows[0] if e.chunk_id in ids]
             store_index(conn, entries, [c for c in index_rows[1] if c.chunk_id in ids])
             summary.api_index_rows = len(entries)
