@@ -20,8 +20,8 @@ Per project and in total, for each:
 - `flagged` / `complete`: functions and declarations with Godot 3 code, and those written whole with no TODO
   (engines only);
 - `gdtoolkit`: the migrated side's .gd files that gdtoolkit 4's Godot 4 grammar rejects
-  (`agent.gdscript.grammar.godot4_grammar_error`), each as path:line: message, `(unchanged)` when the migration
-  left the file as it was; `gdtoolkit_before` (per project): the same over the project as it came;
+  (`agent.gdscript.grammar.godot4_grammar_error`), each as `path:line: message | the line`, `(unchanged)` when
+  the migration left the file as it was; `gdtoolkit_before` (per project): the same over the project as it came;
 - `renames`: certain-rename leftovers, lines of migrated scripts that still use a member name M as `.M` (member
   access or call) or as `"M"` in has_method/call/call_deferred/set/get, outside `# TODO(godot-rag)` lines,
   `# godot3:` lines and TODO hunks (the FileMigration's hunks of status `todo`, `new_start_line`..`new_end_line`),
@@ -52,8 +52,9 @@ The converter is measured without the judge on projects by others (no `leftovers
     GODOT_RAG_HOME=.godot_rag_home .venv/bin/python bench/migrate.py /work/ports [--only NAME ...]
         [--godot3-only DIR ...] [--godot4-only DIR ...] [--baseline REV] [--out F.json]
 
-`--only NAME ...` limits the run to those projects (ports and by others). Every dev source (a ports folder's
-SOURCES.tsv, the sources.tsv of a folder of projects by others) is listed first. The knowledge base is the one of
+`--only NAME ...` limits the run to those projects (ports and by others). The run names this tree first (HEAD and
+the files under agent/ that differ from it), then every dev source (a ports folder's SOURCES.tsv, the sources.tsv
+of a folder of projects by others). The knowledge base is the one of
 GODOT_RAG_HOME (its API index and mapping rows; no embeddings are loaded), for both trees.
 """
 
@@ -63,6 +64,7 @@ import argparse
 import functools
 import json
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -260,7 +262,10 @@ def _rejections(original: dict[str, str], out: dict[str, str]) -> list[str]:
     found = []
     for path in sorted(p for p in out if p.endswith(".gd")):
         if (err := godot4_grammar_error(out[path])) is not None:
-            found.append(f"{path}:{err.line}: {err.message}" + ("  (unchanged)" if out[path] == original[path] else ""))
+            lines = out[path].split("\n")
+            text = lines[err.line - 1].strip()[:120] if 0 < err.line <= len(lines) else ""
+            found.append(f"{path}:{err.line}: {err.message}" + ("  (unchanged)" if out[path] == original[path] else "")
+                         + f"  | {text}")
     return found
 
 
@@ -469,6 +474,16 @@ def print_why(results: dict, label: str, title: str, top: int = 12) -> None:
 
 # --- the run --------------------------------------------------------------------------------------------------
 
+def _tree_state() -> str:
+    """HEAD, and the files under agent/ that differ from it (others may be editing this tree during a run)."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "agent"], capture_output=True,
+                           text=True).stdout.split("\n")
+    dirty = [line[3:] for line in dirty if line.strip()]
+    return head + (f" + uncommitted: {', '.join(dirty)}" if dirty else "")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+", type=Path)
@@ -492,6 +507,8 @@ def main() -> int:
     if kb is None:
         print("the knowledge base has no API index: run `godot-rag ingest` first")
         return 2
+    tree = _tree_state()
+    print(f"this tree: {tree}")
     sources = dev_sources(args.dirs, [*args.godot3_only, *args.godot4_only])
     print("dev sources:")
     for s in sources:
@@ -554,7 +571,7 @@ def main() -> int:
             if group != "godot4":
                 print_why(results[group], "now", group)
     if args.out:
-        args.out.write_text(json.dumps({"baseline": args.baseline, "sources": sources, "totals": totals,
+        args.out.write_text(json.dumps({"tree": tree, "baseline": args.baseline, "sources": sources, "totals": totals,
                                         **results}, indent=1))
     return 0
 

@@ -25,7 +25,7 @@ def test_comments_strings_and_declared_names_untouched():
 
 def test_not_mechanical_gives_none():
     assert mechanical_rewrite("export(int, 0, 10, 2, 5) var level\n", {}, set()) is None
-    assert mechanical_rewrite("export(float, EASE) var curve\n", {}, set()) is None
+    assert mechanical_rewrite("export(float, EASE) var curve\n", {}, set()) == "@export_exp_easing var curve: float\n"
     assert mechanical_rewrite("var f = File.new()\n", {"File": ""}, set()) is None
     velocity_other = mechanical_rewrite("func f():\n\tmotion = move_and_slide(motion)\n", {}, set())
     assert velocity_other == "func f():\n\tvelocity = motion\n\tmove_and_slide()\n\tmotion = velocity\n"

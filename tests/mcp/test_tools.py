@@ -19,7 +19,8 @@ async def test_tools_say_when_to_use_them_and_what_they_return(stdio_runtime):
     async with Client(build_server(stdio_runtime)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
-    assert set(tools) == {"check_code", "analyze_project", "migrate", "lookup_api", "search_docs", "follow_up"}
+    assert set(tools) == {"check_code", "analyze_project", "migrate", "check_godot4", "lookup_api", "search_docs",
+                          "follow_up"}
     for tool in tools.values():
         assert tool.description and tool.description.startswith("Use this"), tool.name
         assert tool.output_schema and tool.output_schema.get("properties"), tool.name
@@ -137,3 +138,14 @@ async def test_the_mcp_chunk_cap_refuses_with_the_count_and_offers_the_cli(stdio
     text = result.content[0].text
     assert result.is_error and f"over the limit of {cap:,} chunks per run" in text
     assert "`godot-rag analyze" in text and "Traceback" not in text
+
+
+async def test_check_godot4_says_what_godot4_refuses_line_by_line(stdio_runtime):
+    code = "extends Node\nonready var label = $Label\n\nfunc _ready():\n\tyield(get_tree(), \"idle_frame\")\n"
+    async with Client(build_server(stdio_runtime)) as client:
+        result = await client.call_tool("check_godot4", {"code": code, "path": "hud.gd"})
+    assert not result.is_error, result.content
+    report = result.structured_content["report"]
+    found = {(d["line"], d["rule"]) for f in report["files"] for d in f["diagnostics"]}
+    assert {(2, "godot3-syntax"), (5, "godot3-syntax")} <= found
+    assert report["errors"] >= 2 and "hud.gd:2:" in result.content[0].text
