@@ -9,14 +9,13 @@ those and lists the rest as not fetched.
 
 from __future__ import annotations
 
-import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.intake.archive import open_zip
 from agent.intake.expand import safe_relative, strip_common_root
-from agent.intake.local import read_regular, special_reason
+from agent.intake.local import directory_entries, read_regular
 from agent.settings import Settings
 
 LEFT_OUT_DIRS = {".import": "Godot 3's import cache: Godot 4 imports the assets again",
@@ -42,36 +41,20 @@ def _left_out_dir(parts: tuple[str, ...]) -> str | None:
 
 
 def raw_directory(root: Path, settings: Settings) -> RawFiles:
+    """Every file under `root` as the intake walks it (links and special files recorded, never entered), read
+    whole up to the copy's limit."""
     out = RawFiles()
-    base = root.resolve()
     budget = settings.max_total_bytes
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-        here = Path(dirpath)
-        rel_dir = here.relative_to(base).as_posix()
-        prefix = "" if rel_dir == "." else rel_dir + "/"
-        keep = []
-        for d in sorted(dirnames):
-            if (here / d).is_symlink():
-                out.left_out[prefix + d] = "symbolic link (not followed)"
-            elif d in LEFT_OUT_DIRS:
-                out.left_out[prefix + d + "/"] = LEFT_OUT_DIRS[d]
-            else:
-                keep.append(d)
-        dirnames[:] = keep
-        for f in sorted(filenames):
-            full, rel = here / f, prefix + f
-            st = full.lstat()
-            if stat.S_ISLNK(st.st_mode):
-                out.left_out[rel] = "symbolic link (not followed)"
-                continue
-            special = special_reason(st.st_mode)
-            data = None if special else read_regular(full, settings.max_total_bytes)
-            if data is None:
-                out.left_out[rel] = special or "not a regular file"
-            elif len(data) > settings.max_total_bytes or (budget := budget - len(data)) < 0:
-                out.left_out[rel] = f"larger than the copy's limit of {settings.max_total_bytes:,} bytes"
-            else:
-                out.data[rel] = data
+    for e in directory_entries(root, settings.with_(max_file_bytes=settings.max_total_bytes), what=str(root)):
+        name = e.path.rstrip("/").rsplit("/", 1)[-1]
+        if e.excluded or e.read is None:
+            out.left_out[e.path] = LEFT_OUT_DIRS.get(name, e.excluded or "not read")
+            continue
+        data = e.read()
+        if len(data) > settings.max_total_bytes or (budget := budget - len(data)) < 0:
+            out.left_out[e.path] = f"larger than the copy's limit of {settings.max_total_bytes:,} bytes"
+        else:
+            out.data[e.path] = data
     return out
 
 

@@ -237,68 +237,6 @@ def _parses_in_godot4(original: str, plans: list, composed, failures: list[str])
         line=err.line, reason=f"Godot 4 cannot parse this line ({err.message})")])
 
 
-_RES_PATH = re.compile(r"""(["'])(res://[^"'\n]+?|[^"'\n/:]+(?:/[^"'\n/:]+)*?)\.shader\1""")
-
-
-def _follow_moves(records: list[FileMigration], files: dict[str, str]) -> list[FileMigration]:
-    """Every reference to a moved file (`res://x.shader` in a scene, a resource, a script's `preload` or
-    project.godot) names its new path (`res://x.gdshader`), in the migrated text of the file that holds it."""
-    moved = {r.path: r.new_path for r in records if r.new_path}
-    if not moved:
-        return records
-    resolve = res_resolver(files)
-    out = []
-    for r in records:
-        kind = _kind(r.path)
-        if kind is None or kind == "shader":
-            out.append(r)
-            continue
-        text = r.migrated if r.migrated is not None else files[r.path]
-
-        def follow(m: re.Match[str], where: str = r.path) -> str:
-            target = m.group(2) + ".shader"
-            found = resolve(target, where) if target.startswith("res://") else posixpath.normpath(
-                posixpath.join(posixpath.dirname(where), target))
-            return m.group(0).replace(".shader" + m.group(1), ".gdshader" + m.group(1)) if found in moved else m.group(0)
-
-        new = _RES_PATH.sub(follow, text)
-        if new != text:
-            edits = r.edits + sum(1 for a, b in zip(_RES_PATH.findall(text), _RES_PATH.findall(new)) if a != b)
-            r = r.model_copy(update={"migrated": new, "edits": edits,
-                                     "status": r.status if r.status == "todo" else "migrated"})
-        out.append(r)
-    return out
-
-
-def _parses_in_godot4(original: str, plans: list, composed, failures: list[str]):
-    """The composed script once gdtoolkit's Godot 4 grammar reads it whole: a rewritten chunk it stops in goes back
-    to a person; a line it stops at in a TODO chunk (or in code no rule changed) is kept as a `# godot3:` comment."""
-    for _ in range(_VALIDATION_ROUNDS * 4):
-        text, commented = composed.text, []
-        while (err := godot4_grammar_error(text)) is not None:
-            at = len("\n".join(text.split("\n")[: err.line - 1]).encode())
-            found = composed.plan_at(at) if not commented else None
-            if found is not None and found[0].migrated:
-                found[0].give_up(f"Godot 4's grammar stops at it: {err.message}")
-                failures.append(f"line {err.line}: {err.message}")
-                composed = compose(original, plans)
-                break
-            new = comment_out(text, err.line)
-            if new == text or len(commented) > 40:
-                failures.append(f"line {err.line}: Godot 4's grammar stops here ({err.message}); left as it is")
-                return replace(composed, text=text)
-            commented.append(err.line)
-            text = new
-        else:
-            if commented:
-                failures.append(f"kept as `{COMMENTED.strip()}` comments (Godot 4 cannot parse them): lines "
-                                + ", ".join(map(str, commented)))
-            todos = [MigrationTodo(line=n, reason="Godot 4 cannot parse this line; it is kept as a comment")
-                     for n in commented]
-            return replace(composed, text=text, todos=composed.todos + todos)
-    return composed
-
-
 def migrate_snippet(code: str, kb: ProjectContext | None, path: str = SNIPPET_PATH) -> FileMigration:
     """One pasted script (or a file on its own) in its Godot 4 form."""
     return migrate_files({path: code}, kb).files[0]
