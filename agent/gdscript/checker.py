@@ -1062,9 +1062,11 @@ def successor(name: str, api: ApiIndex, *, cls: str = "", kinds: Iterable[str] |
     news = {r.new for r in rows if "." not in r.new}
     if len(news) == 1:
         new = news.pop()
-        if cls and api.lookup(V4, cls, new) is None:
+        named = {c for r in rows for c in r.classes}
+        gap = bool(named) and not any(api.has_class(V4, c) for c in named)  # the docs lack the class (XR*)
+        if cls and api.lookup(V4, cls, new) is None and not gap:
             return None
-        if api.defined_anywhere(V4, new) or api.lookup(V4, "@GlobalScope", new) is not None:
+        if api.defined_anywhere(V4, new) or api.lookup(V4, "@GlobalScope", new) is not None or gap:
             return new
     renamed = changes.renamed(kind="global_function") | changes.renamed(kind="class") | changes.renamed(
         kind="constant")

@@ -74,6 +74,8 @@ class ChunkPlan:
     """Why no complete Godot 4 form was written (the rewrite's refusal, or the validation's failure)."""
     body: str | None = None
     """A TODO chunk's text as written: the original with every safe edit (`todo_body`), so the file parses."""
+    marked: bool = False
+    """Left to a person by an earlier migration (a TODO line above it): judged for the counts, never changed."""
 
     @property
     def migrated(self) -> bool:
@@ -332,13 +334,13 @@ def _apply_checker(path: str, composed: Composed, checker: Checker, bad: dict[in
     touched: dict[int, ChunkPlan] = {}
     for d in diags:
         found = composed.plan_at(d.start)
-        if found is None:
-            continue
+        if found is None or found[0].marked:
+            continue  # a chunk an earlier migration left to a person stays as it is
         plan, _ = found
         if d.fix is not None and d.fix.applicability == "safe":
             for e in d.fix.edits:  # an edit goes to the chunk that holds it (a backing field spans functions)
                 hit = composed.plan_at(e.start)
-                if hit is not None:  # one edit once, whichever of the diagnostics that share it brought it
+                if hit is not None and not hit[0].marked:  # one edit once, whichever of the diagnostics that share it brought it
                     edits.setdefault(id(hit[0]), (hit[0], {}))[1].setdefault((hit[1], hit[1] + e.end - e.start, e.text), d)
             continue
         if plan.migrated and plan.new != plan.chunk.code_text:
@@ -410,7 +412,7 @@ def plan_script(path: str, text: str, ctx: ProjectContext | None) -> tuple[list[
     for c in script_chunks(path, text):
         if marked(text, c):  # a person's already: judged for the counts, never rewritten again
             plan = plan_chunk(c, ctx)
-            plan.new, plan.todos = None, []
+            plan.new, plan.todos, plan.body, plan.marked = None, [], None, True
             plans.append(plan)
         else:
             plans.append(plan_chunk(c, ctx))
