@@ -72,6 +72,12 @@ class ApiEntry:
         """`Image create(...) static`: called on the class, returning a new object (4.x qualifiers)."""
         return bool(re.search(r"\)[\w\s]*\bstatic\b[\w\s]*$", self.signature))
 
+    @property
+    def later_minor(self) -> str:
+        """"3.5" or "3.6" for a 3.x definition that 3.4 lacked (agent/ingest/minors.py), else ''."""
+        m = re.search(r"\(Godot (3\.\d+)\)$", self.signature) if self.version == V3 else None
+        return m.group(1) if m else ""
+
     def accepts(self, n: int) -> bool:
         """Whether a call with `n` arguments fits this signature."""
         return self.required_args <= n and (self.vararg or n <= self.arg_count)

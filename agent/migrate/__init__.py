@@ -24,7 +24,7 @@ from agent.gdscript.checker import Checker
 from agent.gdscript.grammar import godot4_grammar_error
 from agent.migrate.safe_edits import COMMENTED, comment_out
 from agent.migrate.shaders import SHADER_SUFFIXES, gdshader_path, migrate_embedded, migrate_shader_code
-from agent.migrate.script import compose, file_migration, line_start, plan_script, validate_script
+from agent.migrate.script import compose, file_migration, line_start, parse_errors, plan_script, validate_script
 
 __all__ = ["TODO_TAG", "FileMigration", "MigrationSummary", "ProjectMigration", "migrate_files", "migrate_snippet",
            "migration_context"]
@@ -170,6 +170,24 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None, other_paths:
     return result
 
 
+_GODOT3_LINE = re.compile(r"^\s*(?:(?:onready|export|remote|master|puppet|remotesync|mastersync|puppetsync|tool)\b"
+                          r"|\.[A-Za-z_]|.*\bsetget\b|.*\byield\s*\(|.*[(,]\s*var\s+[A-Za-z_])")
+
+
+def _godot3_grammar_at(text: str, line: int) -> bool:
+    """Whether 1-based `line` of `text` holds what only Godot 3's grammar reads (a keyword Godot 4 made an
+    annotation, `setget`, `yield`, `.f()`, `var` before a parameter) or what tree-sitter cannot read either.
+    Elsewhere gdtoolkit's grammar has a gap of its own (a string over two lines) and the line is valid Godot 4."""
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return False
+    if _GODOT3_LINE.match(lines[line - 1]):
+        return True
+    start = line_start(text, line)
+    end = start + len(lines[line - 1].encode())
+    return any(a <= end and b >= start for a, b in parse_errors(text))
+
+
 _RES_PATH = re.compile(r"""(["'])(res://[^"'\n]+?|[^"'\n/:]+(?:/[^"'\n/:]+)*?)\.shader\1""")
 
 
@@ -215,8 +233,8 @@ def _parses_in_godot4(original: str, plans: list, composed, failures: list[str])
         if found is None:
             break
         plan, offset = found
-        if plan.marked:
-            break  # an earlier migration's TODO chunk: a person's, never changed again
+        if plan.marked or not _godot3_grammar_at(composed.text, err.line):
+            break  # a person's chunk already; or a line tree-sitter reads whole (gdtoolkit's own gap): left as is
         if plan.migrated:
             plan.give_up(f"Godot 4's grammar stops at it: {err.message}")
             failures.append(f"line {err.line}: {err.message}")

@@ -36,8 +36,9 @@ def find(ctx: FindContext) -> list[Finding]:
     out: list[Finding] = []
     for m in _MEMBER.finditer(masked):
         name = m.group(1)
-        if api.lookup(V4, base4, name, ("property",)) is None or api.lookup(V3, base3, name, ("property",)):
-            continue
+        had = api.lookup(V3, base3, name, ("property",))
+        if api.lookup(V4, base4, name, ("property",)) is None or (had is not None and not had.later_minor):
+            continue  # 3.6's `Spatial.position` alias aside: a 3.4/3.5 script's own `position` still breaks in 4
         line = ctx.chunk.code_text[m.start():m.end()].rstrip()
         end = m.end() + 1 if m.end() < len(masked) else m.end()
         edit = (m.start(), end, "") if name in _REMOVABLE and _ZERO.search(masked[m.start():m.end()]) else None
