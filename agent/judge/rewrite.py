@@ -622,7 +622,10 @@ def _setget(m: re.Match[str], orig: str) -> str:
     parts = ([f"set = {setter}"] if setter else []) + ([f"get = {getter}"] if getter else [])
     if not parts:
         raise _NotMechanical("empty setget")
-    declaration = orig[m.start(2) - m.start() : m.end(2) - m.start()].rstrip()  # not split on a " setget" in a string
+    # up to the `setget` keyword the masked view found (not a " setget" in a string), the node path (`$Box`, blank
+    # in the masked view) included
+    keyword = m.string.rfind("setget", m.start(), m.start(3) if m.group(3) else m.end())
+    declaration = orig[m.start(2) - m.start() : keyword - m.start()].rstrip()
     rest = orig[max(m.end(3), m.end(4) if m.group(4) else 0) - m.start():].strip()
     comment = f"  {rest}" if rest.startswith("#") else ""  # the line's comment (blanked in the masked view) stays
     return f"{m.group(1)}{declaration}: {', '.join(parts)}{comment}"

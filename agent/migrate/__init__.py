@@ -171,7 +171,9 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None, other_paths:
 
 
 _GODOT3_LINE = re.compile(r"^\s*(?:(?:onready|export|remote|master|puppet|remotesync|mastersync|puppetsync|tool)\b"
-                          r"|\.[A-Za-z_]|.*\bsetget\b|.*\byield\s*\(|.*[(,]\s*var\s+[A-Za-z_])")
+                          r"|\.[A-Za-z_]|.*\bsetget\b|.*\byield\s*\(|.*[(,]\s*var\s+[A-Za-z_]"
+                          r"|.*[\s(,\[=!]\.[A-Za-z_]\w*\s*\("  # `return(.f())`, `in .get_children()`: parent calls
+                          r"|.*\bis\s+(?:\(|(?:pre)?load\s*\(|[\w.]*\[))")  # `is preload(...)`: no type in Godot 4
 
 
 def _godot3_grammar_at(text: str, line: int) -> bool:

@@ -148,7 +148,12 @@ def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
     REFUSAL.set("")
     judgment, facts = _JUDGE.decide(inp), inp.facts
     if not needs_migration(facts):
-        return ChunkPlan(chunk)
+        grammar = grammar_edits(chunk.code_text)  # Godot 3 grammar no judge rule names (enum commas, `var` params)
+        if grammar == chunk.code_text:
+            return ChunkPlan(chunk)
+        return ChunkPlan(chunk, new=grammar, flagged=True, items=[SuggestedChange(
+            old="Godot 3 grammar", new="Godot 4 grammar", change_type="syntax", evidence_id="gdscript_grammar",
+            note="enum entries need commas; `var` before a parameter and mixed dictionary styles are gone")])
     plan = ChunkPlan(chunk, items=list(judgment.suggested_changes), evidence_ids=list(judgment.evidence_ids),
                      flagged=True)
     code = judgment.suggested_code if judgment.version_signal == "godot3" else None
