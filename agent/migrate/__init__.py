@@ -22,7 +22,7 @@ from agent.migrate.model import (TODO_TAG, FileMigration, MigrationSummary, Migr
 from agent.migrate.resources import migrate_project_godot, migrate_resource, scene_root_types
 from agent.gdscript.checker import Checker
 from agent.gdscript.grammar import godot4_grammar_error
-from agent.migrate.safe_edits import COMMENTED, comment_out
+from agent.migrate.safe_edits import COMMENTED, comment_out, enum_commas
 from agent.migrate.shaders import SHADER_SUFFIXES, gdshader_path, migrate_embedded, migrate_shader_code
 from agent.migrate.script import compose, file_migration, line_start, parse_errors, plan_script, validate_script
 
@@ -160,7 +160,7 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None, other_paths:
         if not again:
             break
     for path, (plans, composed) in planned.items():
-        if composed.text != files[path]:
+        if composed.text != files[path] or not godot4_project:  # a Godot 4 project's own files stay as they are
             composed = _parses_in_godot4(files[path], plans, composed, failures[path])
         out.append(file_migration(path, files[path], plans, composed, failures[path]))
     result = ProjectMigration.of(_follow_moves(out, files))
@@ -226,7 +226,9 @@ def _follow_moves(records: list[FileMigration], files: dict[str, str]) -> list[F
 def _parses_in_godot4(original: str, plans: list, composed, failures: list[str]):
     """The composed script once gdtoolkit's Godot 4 grammar reads it whole. A rewritten chunk it stops in goes back
     to a person; a line it stops at in a TODO chunk (or in code no rule changed, which becomes a TODO) is kept in
-    that chunk as a `# godot3:` comment. What still does not parse after that is a TODO of the file."""
+    that chunk as a `# godot3:` comment. What still does not parse after that is a TODO of the file. Enum commas
+    are put in over the whole file first: tree-sitter cuts an enum without them into pieces no chunk holds whole."""
+    composed = replace(composed, text=enum_commas(composed.text))
     for _ in range(_VALIDATION_ROUNDS * 12):
         err = godot4_grammar_error(composed.text)
         if err is None:
@@ -251,6 +253,7 @@ def _parses_in_godot4(original: str, plans: list, composed, failures: list[str])
             plan.body, plan.new = kept, None
             failures.append(f"kept as a `{COMMENTED.strip()}` comment (Godot 4 cannot parse it): {err.message}")
         composed = compose(original, plans)
+        composed = replace(composed, text=enum_commas(composed.text))
     err = godot4_grammar_error(composed.text)
     if err is None:
         return composed

@@ -56,7 +56,7 @@ def grammar_edits(text: str) -> str:
                     edits.append((key.start_byte, eq.end_byte, f'"{key.text.decode()}":'))
         stack.extend(node.children)
     text = _edits(text, edits) if edits else text
-    return _enum_commas(text)
+    return enum_commas(text)
 
 
 _ENUM = re.compile(r"\benum\b[ \t]*\w*[ \t]*\{([^{}]*)\}")
@@ -64,7 +64,7 @@ _ONE_LINE_ENTRIES = re.compile(r"\s*[A-Za-z_]\w*(?:\s*=\s*-?\d+)?(?:\s+[A-Za-z_]
 _BARE_ENTRY = re.compile(r"[A-Za-z_]\w*(?:\s*=\s*-?\d+)?")
 
 
-def _enum_commas(text: str) -> str:
+def enum_commas(text: str) -> str:
     """A comma between enum entries that had none: entries on lines of their own (`A` newline `B = 2`), or a
     one-line body of names and numbers (`{ A B = 2 C }`). A value is never split: only a line's end, or the space
     between two bare entries, gets a comma. Read on the lexer's masked text, so comments never count."""
