@@ -40,7 +40,7 @@ from tree_sitter import Node
 from agent import changes
 from agent.apiindex import V3, V4, ApiEntry, ApiIndex
 from agent.gdscript.diagnostics import CheckReport, Diagnostic, Edit, FileCheck, Fix
-from agent.gdscript.grammar import godot4_grammar_error
+from agent.gdscript.grammar import godot4_grammar_error, line_start
 from agent.gdscript.model import ScriptModel
 from agent.gdscript.typer import ProjectScripts, Typer
 from agent.gdscript.types import GdType
@@ -119,10 +119,11 @@ class Checker:
     """The checker for one project (its scripts, autoloads and class names) against one API index."""
 
     def __init__(self, scripts: ProjectScripts, api: ApiIndex, *, autoloads: Iterable[str] = (),
-                 godot3_origin: Mapping[str, str] | None = None) -> None:
+                 godot3_origin: Mapping[str, str] | None = None, typer: Typer | None = None) -> None:
         self.scripts = scripts
         self.api = api
-        self.typer = Typer(scripts, api)
+        self.typer = typer if typer is not None and typer.scripts is scripts else Typer(scripts, api)
+        """The project context's own typer where there is one: its member types are cached once per run."""
         self.autoloads = frozenset(autoloads)
         self.godot3_origin = dict(godot3_origin or {})
         """Script path -> its Godot 3 text, for code migrated from it (`accessor-in-class`)."""
@@ -326,9 +327,8 @@ class _Run:
         for node in broken:
             self.report(node, "syntax", "neither tree-sitter nor gdtoolkit 4 reads this line; it was not checked",
                         severity="warning")
-        lines = self.text.split("\n")
-        line_start = sum(len(x.encode()) + 1 for x in lines[: err.line - 1])
-        self.report(line_start, "syntax", f"gdtoolkit 4's Godot 4 grammar stops at line {err.line}: {err.message}",
+        self.report(line_start(self.text, err.line), "syntax",
+                    f"gdtoolkit 4's Godot 4 grammar stops at line {err.line}: {err.message}",
                     severity="warning")
 
     def _continues(self, node: Node) -> bool:
@@ -903,8 +903,8 @@ class _Run:
                                                               "return_statement", "if_statement"):
             self.report(member, "static-on-instance", msg)
             return
-        line_start = self.source.rfind(b"\n", 0, stmt.start_byte) + 1
-        indent = self.source[line_start:stmt.start_byte].decode()
+        bol = self.source.rfind(b"\n", 0, stmt.start_byte) + 1
+        indent = self.source[bol:stmt.start_byte].decode()
         fix = Fix(edits=(Edit(start=stmt.start_byte, end=stmt.start_byte, text=f"{call}\n{indent}"),
                          Edit(start=attr.start_byte, end=attr.end_byte, text=error)),
                   applicability="safe", why=f"`{name}` is opened first, and its error read as Godot 4 reports it")
@@ -1005,8 +1005,8 @@ class _Run:
         typ = decl.child_by_field_name("type")
         type_text = f": {_text(typ)}" if typ is not None and typ.type != "inferred_type" else ""
         annotations = head[: head.index("var")] if "var" in head else ""
-        line_start = self.source.rfind(b"\n", 0, decl.start_byte) + 1
-        indent = self.source[line_start:decl.start_byte].decode()
+        bol = self.source.rfind(b"\n", 0, decl.start_byte) + 1
+        indent = self.source[bol:decl.start_byte].decode()
         inner = indent + "\t"
         store = f"var {backing}{type_text}" + (f" = {_text(value)}" if value is not None else "")
         prop = [f"{annotations}var {name}{type_text}:",
@@ -1089,7 +1089,7 @@ def check_files(files: Mapping[str, str], api: ApiIndex, *, godot3_origin: Mappi
 
     ctx = build_project_context(dict(files), api)
     assert ctx.scripts is not None
-    checker = Checker(ctx.scripts, api, autoloads=ctx.autoloads, godot3_origin=godot3_origin)
+    checker = Checker(ctx.scripts, api, autoloads=ctx.autoloads, godot3_origin=godot3_origin, typer=ctx.typer)
     wanted = set(only) if only is not None else None
     out, lines = [], 0
     for path in sorted(files):

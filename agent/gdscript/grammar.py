@@ -53,6 +53,17 @@ def godot4_grammar_error(text: str) -> GrammarError | None:
     return None
 
 
+def line_start(text: str, line: int) -> int:
+    """The byte offset where 1-based `line` of `text` starts (where a grammar error's line begins)."""
+    data, at = text.encode(), 0
+    for _ in range(line - 1):
+        nl = data.find(b"\n", at)
+        if nl < 0:
+            return len(data)
+        at = nl + 1
+    return at
+
+
 def _expected(exc) -> str:
     names = sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or [])
     return ", ".join(names[:6]) + (", ..." if len(names) > 6 else "") if names else "something else"

@@ -21,10 +21,10 @@ from agent.judge.project import ProjectContext, build_project_context, res_resol
 from agent.migrate.model import (TODO_TAG, FileMigration, MigrationSummary, MigrationTodo, ProjectMigration)
 from agent.migrate.resources import migrate_project_godot, migrate_resource, scene_root_types
 from agent.gdscript.checker import Checker
-from agent.gdscript.grammar import godot4_grammar_error
+from agent.gdscript.grammar import godot4_grammar_error, line_start
 from agent.migrate.safe_edits import COMMENTED, comment_out, enum_commas
 from agent.migrate.shaders import SHADER_SUFFIXES, gdshader_path, migrate_embedded, migrate_shader_code
-from agent.migrate.script import compose, file_migration, line_start, parse_errors, plan_script, validate_script
+from agent.migrate.script import compose, file_migration, parse_errors, plan_script, validate_script
 
 __all__ = ["TODO_TAG", "FileMigration", "MigrationSummary", "ProjectMigration", "migrate_files", "migrate_snippet",
            "migration_context"]
@@ -102,12 +102,10 @@ _VALIDATION_ROUNDS = 4
 """Validation rounds at most: each gives back what the last round's give-backs made wrong (rarely more than 2)."""
 
 
-def migrate_files(files: dict[str, str], kb: ProjectContext | None, other_paths: frozenset[str] = frozenset()
-                  ) -> ProjectMigration:
+def migrate_files(files: dict[str, str], kb: ProjectContext | None) -> ProjectMigration:
     """Every script, scene, resource, shader and project.godot of `files` (path -> text) in its Godot 4 form.
 
-    Other files are listed as skipped with the reason; nothing is written anywhere. `other_paths`: the project's
-    files that were not read as text (images, ...), so no file is moved over one of them.
+    Other files are listed as skipped with the reason; nothing is written anywhere.
     """
     ctx = migration_context(files, kb)
     godot4_project = any(_kind(p) == "project_config" and re.search(r"^config_version\s*=\s*5\b", t or "", re.M)
@@ -126,7 +124,7 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None, other_paths:
             planned[path] = (plans, composed)
             migrated_text[path] = composed.text
         elif kind == "shader":
-            record = _migrate_shader_file(path, text, godot4_project, set(files) | set(other_paths))
+            record = _migrate_shader_file(path, text, godot4_project, set(files))
             out.append(record)
             if record.migrated is not None:
                 migrated_text[path] = record.migrated
@@ -146,7 +144,7 @@ def migrate_files(files: dict[str, str], kb: ProjectContext | None, other_paths:
         if not changed:
             break
         after = migration_context(migrated_text, kb)
-        checker = Checker(after.scripts, api, autoloads=after.autoloads, godot3_origin=files) \
+        checker = Checker(after.scripts, api, autoloads=after.autoloads, godot3_origin=files, typer=after.typer) \
             if checked and after.scripts is not None else None
         again = False
         for path in sorted(changed):

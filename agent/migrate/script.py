@@ -22,7 +22,7 @@ from agent.judge.project import ProjectContext
 from agent.judge.recommend import recommendation_failures
 from agent.gdscript.checker import Checker
 from agent.gdscript.diagnostics import Diagnostic
-from agent.gdscript.grammar import godot4_grammar_error
+from agent.gdscript.grammar import godot4_grammar_error, line_start
 from agent.judge.rewrite import REFUSAL, syntax_edits
 from agent.migrate.safe_edits import grammar_edits
 from agent.migrate.model import TODO_TAG, FileMigration, MigrationHunk, MigrationTodo
@@ -373,17 +373,6 @@ def _apply_checker(path: str, composed: Composed, checker: Checker, bad: dict[in
             plan.new, plan.flagged = text.decode(), True
         touched[id(plan)] = plan
     return list(touched.values()) if not bad else []
-
-
-def line_start(text: str, line: int) -> int:
-    """The byte offset where 1-based `line` of `text` starts."""
-    data, at = text.encode(), 0
-    for _ in range(line - 1):
-        nl = data.find(b"\n", at)
-        if nl < 0:
-            return len(data)
-        at = nl + 1
-    return at
 
 
 def _line_of(text: str, byte: int) -> int:
