@@ -173,16 +173,17 @@ class AnalysisService:
 
     async def migration_downloads(self, run_id: str) -> tuple[str, bytes] | None:
         """(unified diff, zip of the migrated project) of a run whose report holds a migration that changed files."""
+        from agent.intake.raw import with_shaders
         from agent.migrate import ProjectMigration
         from agent.migrate.patch import unified_diff, zip_bytes
 
         stored = (await self.report(run_id)).get("migration")
         if not stored or not (stored.get("summary") or {}).get("files_changed"):
             return None
-        expansion = await self.store.load_expansion(run_id)
-        originals = expansion.texts()
+        raw = await self.store.load_raw(run_id)
+        originals = with_shaders((await self.store.load_expansion(run_id)).texts(), raw)
         migration = ProjectMigration.model_validate(stored)
-        return unified_diff(migration, originals), await asyncio.to_thread(zip_bytes, migration, originals)
+        return unified_diff(migration, originals), await asyncio.to_thread(zip_bytes, migration, originals, raw)
 
     # ---- running ---------------------------------------------------------------------------
 
@@ -209,7 +210,7 @@ class AnalysisService:
         self._judge(kind)  # fail fast on an unknown judge, before the run exists
         await self.store.create_run(
             run_id=run_id, request=intake.request, expansion=intake.expansion, owner=owner, judge_kind=kind,
-            knowledge=(await self.knowledge()).as_json(),
+            knowledge=(await self.knowledge()).as_json(), raw=intake.raw,
         )
         return await self._drive(run_id, {"run_id": run_id}, kind, on_event)
 

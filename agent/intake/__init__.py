@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from agent.intake.archive import open_zip, zip_entries
@@ -32,6 +32,7 @@ from agent.intake.expand import (
 )
 from agent.intake.github import GithubTarget, clone_entries, parse_github_url
 from agent.intake.local import directory_entries, read_regular, special_file_reason
+from agent.intake.raw import RawFiles, raw_zip
 from agent.intake.snippet import check_paste, snippet_entries
 from agent.models import AnalysisRequest, Expansion, SourceKind, SourceOrigin
 from agent.settings import Settings
@@ -60,6 +61,8 @@ class IntakeResult:
     expansion: Expansion
     chunks: int = 0
     """The parser's chunk count, counted at intake against the front door's cap."""
+    raw: RawFiles | None = None
+    """An upload's every file as bytes (for a migrated copy that holds the whole project); None elsewhere."""
 
     @property
     def project_id(self) -> str:
@@ -132,7 +135,7 @@ def intake_zip(data: bytes, *, name: str, prompt: str = "", settings: Settings) 
     with open_zip(data, name=name) as zf:
         entries = zip_entries(zf, settings, name=name)
         expansion = build_expansion(entries, settings, what=name)
-    return _result(
+    result = _result(
         expansion,
         prompt=prompt,
         source=name,
@@ -141,6 +144,7 @@ def intake_zip(data: bytes, *, name: str, prompt: str = "", settings: Settings) 
         source_sha256=hashlib.sha256(data).hexdigest(),
         settings=settings,
     )
+    return replace(result, raw=raw_zip(data, name, settings.max_total_bytes))
 
 
 def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings: Settings) -> IntakeResult:
@@ -174,10 +178,21 @@ def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings
     names = ", ".join(safe_relative(n, where="the upload") for n, _ in files)
     origin: SourceOrigin = "uploaded_zip" if zips else "uploaded_file"
     source_file = safe_relative(files[0][0], where="the upload") if len(files) == 1 else names[:200]
-    return _result(
+    result = _result(
         expansion, prompt=prompt, source=names, source_file=source_file, origin=origin, settings=settings,
         what="the upload",
     )
+    raw = RawFiles()
+    for name, data in files:  # every uploaded file's bytes; a zip's entries under the zip's own folder
+        rel = safe_relative(name, where="the upload")
+        if rel.lower().endswith(".zip"):
+            inner = raw_zip(data, rel, settings.max_total_bytes)
+            prefix = PurePosixPath(rel).stem + "/"
+            raw.data.update({prefix + p: d for p, d in inner.data.items()})
+            raw.left_out.update({prefix + p: why for p, why in inner.left_out.items()})
+        else:
+            raw.data[rel] = data
+    return replace(result, raw=raw)
 
 
 def intake_directory(path: Path, *, prompt: str = "", settings: Settings) -> IntakeResult:

@@ -96,3 +96,19 @@ def raw_files(target: str, settings: Settings, *, texts: dict[str, str]) -> RawF
     if path is not None and path.is_file() and path.suffix.lower() == ".zip":
         return raw_zip(read_regular(path, settings.max_total_bytes) or b"", path.name, settings.max_total_bytes)
     return RawFiles({p: t.encode() for p, t in texts.items()}, complete=path is not None and path.is_file())
+
+
+def with_shaders(texts: dict[str, str], raw: RawFiles | None) -> dict[str, str]:
+    """The analysed texts plus every shader file of `raw` as text: the analysis does not judge shader files,
+    the migration renames them (`.shader` -> `.gdshader`) and their code."""
+    from agent.migrate.shaders import SHADER_SUFFIXES
+
+    out = dict(texts)
+    for path, data in (raw.data.items() if raw is not None else ()):
+        if path.endswith(SHADER_SUFFIXES) and path not in out:
+            try:
+                out[path] = data.decode("utf-8")
+            except UnicodeDecodeError:  # not a shader's text: copied as it is
+                continue
+    return out
+

@@ -14,6 +14,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from agent.intake.raw import RawFiles
 from agent.models import AnalysisRequest, Chunk, Expansion, SourceFile
 from agent.storage.db import PoolQueries
 
@@ -45,10 +46,12 @@ class RunStore(PoolQueries):
         owner: str | None,
         judge_kind: str,
         knowledge: dict[str, Any] | None = None,
+        raw: RawFiles | None = None,
     ) -> None:
         """Record the run and everything resume needs (request, expansion, file texts), atomically.
 
-        `knowledge` is the knowledge base's embedding progress as the run starts (agent/knowledge.py).
+        `knowledge` is the knowledge base's embedding progress as the run starts (agent/knowledge.py); `raw` is an
+        upload's every file as bytes, kept for the migrated copy (sql/074).
         """
         async with self.pool.connection() as conn, conn.transaction():
             exists = await (await conn.execute("SELECT 1 FROM godot_rag.runs WHERE run_id = %s", (run_id,))).fetchone()
@@ -86,6 +89,22 @@ class RunStore(PoolQueries):
                         for i, f in enumerate(expansion.files)
                     ],
                 )
+                if raw is not None:
+                    await cur.executemany(
+                        "INSERT INTO godot_rag.run_raw_files (run_id, path, data, left_out) VALUES (%s, %s, %s, %s)",
+                        [(run_id, p, d, None) for p, d in raw.data.items()]
+                        + [(run_id, p, None, why) for p, why in raw.left_out.items() if p not in raw.data],
+                    )
+
+    async def load_raw(self, run_id: str) -> RawFiles | None:
+        """An upload's stored bytes (every file, and what a copy leaves out), or None where the run kept none."""
+        rows = await self._all(
+            "SELECT path, data, left_out FROM godot_rag.run_raw_files WHERE run_id = %s ORDER BY path", (run_id,)
+        )
+        if not rows:
+            return None
+        return RawFiles(data={r["path"]: bytes(r["data"]) for r in rows if r["data"] is not None},
+                        left_out={r["path"]: r["left_out"] for r in rows if r["data"] is None})
 
     async def load_request(self, run_id: str) -> AnalysisRequest:
         """The stored AnalysisRequest of a run."""

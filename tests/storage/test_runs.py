@@ -109,3 +109,28 @@ async def test_lease(store, empty_db):
             break
         await asyncio.sleep(0.02)
     assert not await store.is_live("rl")
+
+
+async def test_an_uploads_bytes_are_kept_for_the_migrated_copy(store, base_settings):
+    """sql/074: a zip's every file (an image, a `.gdignore`) comes back byte for byte, and what a copy leaves out
+    comes back with its reason; a run without them (a paste) has none."""
+    import io
+    import zipfile
+
+    from agent.intake import intake_zip
+
+    buf = io.BytesIO()
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("game/player.gd", "extends KinematicBody2D\n")
+        zf.writestr("game/icon.png", png)
+        zf.writestr("game/shots/.gdignore", "")
+        zf.writestr("game/.import/icon.png-1.stex", b"cache")
+    intake = intake_zip(buf.getvalue(), name="game.zip", settings=base_settings)
+    await store.create_run(run_id="raw-1", request=intake.request, expansion=intake.expansion, owner="alice",
+                           judge_kind="evidence", raw=intake.raw)
+    raw = await store.load_raw("raw-1")
+    assert raw.data == {"player.gd": b"extends KinematicBody2D\n", "icon.png": png, "shots/.gdignore": b""}
+    assert "Godot 4 imports" in raw.left_out[".import/icon.png-1.stex"]
+    await _new_run(store, "raw-2")
+    assert await store.load_raw("raw-2") is None

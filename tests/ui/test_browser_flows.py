@@ -10,6 +10,7 @@ import json
 import re
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -171,3 +172,51 @@ def test_bad_input_gets_clear_messages_and_never_a_traceback(server, page, artif
     polite.scroll_into_view_if_needed()
     _shot(page, artifacts_dir, "bad-input-not-godot")
     assert "Traceback" not in page.locator("body").inner_text()
+
+
+_G3_PROJECT = {
+    "project.godot": 'config_version=4\n\n[application]\n\nconfig/name="Glow"\nrun/main_scene="res://main.tscn"\n',
+    "player.gd": "extends KinematicBody2D\n\nexport var speed = 200\n\n\nfunc _physics_process(delta):\n"
+                 "\tvar velocity = Vector2(speed, 0)\n\tmove_and_slide(velocity, Vector2.UP)\n",
+    "glow.shader": "shader_type canvas_item;\n\nuniform vec4 tint : hint_color = vec4(1.0);\n\n"
+                   "void fragment() {\n\tCOLOR = texture(TEXTURE, UV) * tint;\n}\n",
+    "main.tscn": '[gd_scene load_steps=4 format=2]\n\n[ext_resource path="res://player.gd" type="Script" id=1]\n'
+                 '[ext_resource path="res://glow.shader" type="Shader" id=2]\n\n'
+                 '[sub_resource type="ShaderMaterial" id=1]\nshader = ExtResource( 2 )\n\n'
+                 '[node name="Player" type="KinematicBody2D"]\nmaterial = SubResource( 1 )\nscript = ExtResource( 1 )\n',
+    "screenshots/.gdignore": "",
+    "screenshots/title.png": b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8,
+    "icon.png": b"\x89PNG\r\n\x1a\n" + bytes(range(255, -1, -1)) * 4,
+}
+
+
+def test_zip_upload_gives_a_migrated_zip_with_every_file_and_the_shader(server, page, artifacts_dir, tmp_path):
+    """Issue 45: the web chat's migrated zip holds every input file (image, `.gdignore`) and the shader, renamed
+    to `.gdshader` with its Godot 4 code, and the scene points at the new path."""
+    archive = tmp_path / "glow.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, data in _G3_PROJECT.items():
+            zf.writestr(f"glow/{name}", data)
+    login(page, server.url, "alice", USERS["alice"])
+    upload(page, [archive], "show me the Godot 4 version")
+    wait_verdict(page)
+    link = page.locator("a", has_text=re.compile(r"godot4-[\w-]+\.zip")).last
+    link.wait_for(timeout=60_000)
+    link.scroll_into_view_if_needed()
+    _shot(page, artifacts_dir, "zip-migrated-download")
+    response = page.context.request.get(urllib.parse.urljoin(server.url + "/", link.get_attribute("href")))
+    assert response.ok, response.status
+    out = tmp_path / "godot4.zip"
+    out.write_bytes(response.body())
+    with zipfile.ZipFile(out) as zf:
+        got = {n: zf.read(n) for n in zf.namelist()}
+    expected = {n.replace(".shader", ".gdshader") for n in _G3_PROJECT}
+    assert expected <= set(got), sorted(expected - set(got))
+    for name in ("icon.png", "screenshots/title.png", "screenshots/.gdignore"):
+        data = _G3_PROJECT[name]
+        assert got[name] == (data if isinstance(data, bytes) else data.encode()), f"{name} is copied byte for byte"
+    shader = got["glow.gdshader"].decode()
+    assert "source_color" in shader and "hint_color" not in shader
+    scene = got["main.tscn"].decode()
+    assert "res://glow.gdshader" in scene and "res://glow.shader" not in scene
+    assert "CharacterBody2D" in got["player.gd"].decode()

@@ -22,14 +22,14 @@ _FLUSH_CHARS = 32
 
 async def _migration(ctx: GraphContext, run_id: str, verdict: dict[str, Any]) -> dict[str, Any] | None:
     """The validated Godot 4 form of the run's files (`agent.migrate`), when any chunk was judged Godot 3."""
+    from agent.intake.raw import with_shaders
     from agent.judge.project import knowledge_context
     from agent.migrate import migrate_files
 
     if not (verdict.get("counts") or {}).get("godot3") or ctx.retriever is None:
         return None
     try:
-        expansion = await ctx.store.load_expansion(run_id)
-        files = expansion.texts()
+        files = with_shaders((await ctx.store.load_expansion(run_id)).texts(), await ctx.store.load_raw(run_id))
         kb = await asyncio.to_thread(knowledge_context, ctx.retriever)
         return (await asyncio.to_thread(migrate_files, files, kb)).model_dump(mode="json")
     except Exception:  # the verdict stands without a migration
