@@ -8,6 +8,8 @@ once per database and looked up in memory here, so a lookup adds no query and ca
 
 from __future__ import annotations
 
+import re
+
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -65,6 +67,9 @@ class ApiLookup(BaseModel):
     successor_definitions: list[Definition]
     """The 4.x definitions of those successors, with their signatures."""
     replacements: list[Replacement]
+    forms: list[str] = Field(default_factory=list)
+    """What the migration engine writes for it: a Godot 4 expression per call form (`{0}` the first argument,
+    `{recv}` the receiver), or the change in words where the form needs a person."""
 
 
 def _definition(entry: ApiEntry) -> Definition:
@@ -107,7 +112,8 @@ def lookup_api(index: ApiIndex, table: MappingTable | None, name: str, version: 
     renamed = index.class_renames.get(cls or "")
     if renamed:
         successors.append(f"{renamed}.{member}" if member else renamed)
-    successors = [s for s in dict.fromkeys(successors) if s != name]
+    engine, forms = engine_successors(index, cls, member)
+    successors = [s for s in dict.fromkeys([*successors, *engine]) if s != name]
     successor_definitions = []
     for s in successors:
         s_cls, s_member = split_name(index, s)
@@ -121,4 +127,44 @@ def lookup_api(index: ApiIndex, table: MappingTable | None, name: str, version: 
                                   change_type=r.change_type, status=r.status, derived=r.derived,
                                   evidence_ids=list(r.hit.metadata.get("evidence_chunk_ids") or []))
                       for r in rows],
+        forms=forms,
     )
+
+
+_CALLED = re.compile(r"(?:\b([A-Z]\w*)\.)?([a-z_]\w*)\(")
+
+
+def engine_successors(index: ApiIndex, cls: str | None, member: str | None) -> tuple[list[str], list[str]]:
+    """(4.x names, forms) the migration engine knows for `cls.member` or a bare member: the member renames
+    (the checker's `successor`), the call forms (agent/data/changes/calls.json), the Tween node's methods and the
+    removed rows' notes. The names are those 4.x defines."""
+    from agent import changes
+    from agent.gdscript.checker import successor
+    from agent.judge.templates import call_forms
+
+    if not member:
+        return [], []
+    names: list[str] = []
+    forms: list[str] = []
+    target_cls = index.class_renames.get(cls or "", cls or "")
+    if (new := successor(member, index, cls=target_cls if cls else "")) is not None:
+        names.append(f"{target_cls}.{new}" if cls and index.lookup(V4, target_cls, new) else new)
+    for api, row in call_forms().items():
+        a_cls, _, a_member = api.rpartition(".")
+        if a_member == member and (not cls or a_cls in (cls, "@GDScript", "@GlobalScope")):
+            for n, form in sorted(row["forms"].items()):
+                forms.append(form if n == "" else f"{form}  ({n} argument(s))")
+                names += [f"{c}.{m}" if c else m for c, m in _CALLED.findall(form)
+                          if (index.lookup(V4, c, m) if c else index.defined_anywhere(V4, m))]
+    tween = changes.syntax().tween_node  # the Tween node's interpolations: methods of create_tween()'s Tween
+    if member in tween.interpolations and cls in (None, "Tween"):
+        names.append(f"Tween.{tween.interpolations[member]}")
+    if member in tween.ends and cls in (None, "Tween"):
+        names.append(f"Tween.{tween.finished}")
+    for r in changes.removed():
+        if r.old == member and r.note and (not cls or not r.classes or cls in r.classes):
+            forms.append(r.note)
+            names += [f"{c}.{m}" if c else m for c, m in _CALLED.findall(r.note)
+                      if (index.lookup(V4, c, m) if c else index.defined_anywhere(V4, m))]
+    qualified = {n.rsplit(".", 1)[-1] for n in names if "." in n}
+    return list(dict.fromkeys(n for n in names if "." in n or n not in qualified)), list(dict.fromkeys(forms))

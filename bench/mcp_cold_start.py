@@ -48,7 +48,8 @@ async def mcp_once(code: str) -> tuple[float, float, str]:
             elapsed = time.perf_counter() - t0
     if result.is_error:
         raise RuntimeError(f"check_code failed: {result.content}")
-    return elapsed, listed, result.structured_content["report"]["verdict"]["label"]
+    return elapsed, listed, (result.structured_content.get("verdict") if isinstance(result.structured_content.get("verdict"), str)
+                             else result.structured_content["report"]["verdict"]["label"])
 
 
 def cli_once(code: str) -> tuple[float, str]:

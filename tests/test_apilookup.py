@@ -62,3 +62,14 @@ def test_anchors_and_versions():
     assert anchored_url("https://x/p.html", "no-anchor") == "https://x/p.html"
     assert in_version("3.4", "3.4") and not in_version("stable", "3.4") and in_version("stable", "4")
     assert not in_version("3.4", "4") and in_version("3.4", "both")
+
+
+def test_every_successor_the_migration_engine_knows(full_api):
+    """Issue 47: the call forms, the Tween node's methods, the member renames (off rows included where they hold)
+    and the removed rows' notes are successors too, with the form the migration writes."""
+    tween = lookup_api(full_api, None, "Tween.interpolate_property")
+    assert "Tween.tween_property" in tween.successors and any("create_tween()" in f for f in tween.forms)
+    assert lookup_api(full_api, None, "interpolate_property", "4").successors
+    assert "JSON.parse_string" in lookup_api(full_api, None, "parse_json").successors
+    assert "PackedScene.instantiate" in lookup_api(full_api, None, "PackedScene.instance").successors
+    assert "Tween.finished" in lookup_api(full_api, None, "Tween.tween_all_completed").successors

@@ -57,6 +57,10 @@ def http_caller(access: AccessConfig, headers: Mapping[str, str]) -> Caller | No
     return Caller(owner=owner_of(CHAT_DOOR, user)) if user else None
 
 
+AUTH_FAILED = -32001
+"""The JSON-RPC error code of a refused token (an implementation-defined server error)."""
+
+
 class BearerGate:
     """ASGI middleware: a request that proves no user gets 401 and never reaches the MCP transport."""
 
@@ -69,8 +73,11 @@ class BearerGate:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
             if bearer_user(self.access, headers) is None:
-                body = json.dumps({"error": "unauthorized", "error_description":
-                                   "send Authorization: Bearer <user>:<password> (a web chat user)"}).encode()
+                # a JSON-RPC error body: the MCP SDKs show its message (a bare 401 reads "Server returned an
+                # error response"); no protected-resource metadata, since no OAuth server issues these tokens
+                body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+                    "code": AUTH_FAILED, "message": "authentication failed: send Authorization: Bearer "
+                                                    "<user>:<password> of a web chat user"}}).encode()
                 await send({"type": "http.response.start", "status": 401, "headers": [
                     (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                     (b"www-authenticate", b'Bearer realm="godot-rag"')]})

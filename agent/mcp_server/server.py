@@ -23,6 +23,8 @@ from agent.graph.report import Report
 from agent.mcp_server.errors import Refused, UnknownRun, guarded
 from agent.mcp_server.models import (
     CheckResult,
+    change_lines,
+    migrate_result,
     FollowUpResult,
     LookupResult,
     MigrateResult,
@@ -43,30 +45,50 @@ RUNS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 
 
 def _text_result(text: str, structured: Any) -> CallToolResult:
+    # a run's and a migration's results leave out empty fields (each has a default): an agent pays for every byte
+    compact = isinstance(structured, (RunResult, MigrateResult))
     return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content=structured.model_dump(mode="json"))
+                          structured_content=structured.model_dump(mode="json", exclude_none=compact))
 
 
-def capped(report: Report, limit: int) -> RunResult:
-    """The report with its first `limit` chunks and migration items; the rest is in the run's resource."""
-    shown = report.model_copy(update={"chunks": report.chunks[:limit],
-                                      "migration_items": report.migration_items[:limit]})
-    return RunResult(run_id=report.run_id, report_uri=run_uri(report.run_id), chunks_total=len(report.chunks),
-                     chunks_shown=len(shown.chunks), report=shown)
+Detail = Literal["summary", "full"]
+DETAIL = Field(description="summary (default): verdict, counts, changes and the answer; full: also the first 20 "
+                           "chunks with their evidence")
+MIGRATE_DETAIL = Field(description="summary (default): code, patch, changes and TODOs; full: also each hunk with "
+                                   "its evidence ids")
+CHANGES_SHOWN = 60
+"""At most this many changes in a result; the rest are in the run's resource."""
+
+
+def run_result(report: Report, limit: int, detail: Detail = "summary") -> RunResult:
+    """The run as an agent reads it: verdict, counts, changes and answer; with `detail="full"`, the report with
+    its first `limit` chunks and migration items too (the rest is in the run's resource)."""
+    changes = change_lines(report)
+    answer = (report.answer or {}).get("markdown") or (report.direct_answer.answer if report.direct_answer else None)
+    result = RunResult(run_id=report.run_id, report_uri=run_uri(report.run_id), status=report.status,
+                       verdict=report.verdict.label, migration_required=report.verdict.migration_required,
+                       summary=report.verdict.summary.split("\n", 1)[0], counts=report.verdict.counts.model_dump(),
+                       files=len(report.files), chunks_total=len(report.chunks), changes_total=len(changes),
+                       changes=changes[:CHANGES_SHOWN], answer=answer)
+    if detail == "full":
+        shown = report.model_copy(update={"chunks": report.chunks[:limit],
+                                          "migration_items": report.migration_items[:limit]})
+        result.report, result.chunks_shown = shown.to_dict(), len(shown.chunks)
+    return result
 
 
 def run_text(result: RunResult) -> str:
-    """A few lines for the model: the verdict, the answer with its sources, where the rest is."""
-    r = result.report
-    lines = [f"Run {r.run_id}: {r.status}; verdict {r.verdict.label}"
-             f"{' (migration required)' if r.verdict.migration_required else ''}. {r.verdict.summary}"]
-    if r.answer and r.answer.get("markdown"):
-        lines += ["", str(r.answer["markdown"])]
-    elif r.direct_answer is not None:
-        lines += ["", r.direct_answer.answer]
-    if result.chunks_shown < result.chunks_total:
-        lines += ["", f"{result.chunks_shown} of {result.chunks_total} chunks shown; "
-                      f"read {result.report_uri} for the whole report."]
+    """A few lines for the model: the verdict, the answer with its sources (or the changes), where the rest is."""
+    lines = [f"Run {result.run_id}: {result.status}; verdict {result.verdict}"
+             f"{' (migration required)' if result.migration_required else ''}. {result.summary}"]
+    if result.answer:
+        lines += ["", result.answer]
+    elif result.changes:
+        lines += [""] + [f"- {c.file}:{c.line}: `{c.old}` -> " + (f"`{c.new}`" if c.new else f"by hand ({c.why})")
+                         for c in result.changes]
+    if len(result.changes) < result.changes_total or result.chunks_shown < result.chunks_total:
+        lines += ["", f"{len(result.changes)} of {result.changes_total} changes shown; read {result.report_uri} "
+                      "for every chunk with its evidence."]
     return "\n".join(lines)
 
 
@@ -134,13 +156,13 @@ def build_server(runtime: McpRuntime) -> MCPServer:
                                            prompt=question, settings=settings)
         return await asyncio.to_thread(intake_snippet, code, prompt=question, settings=settings)
 
-    async def run_analysis(intake: Any, ctx: Context) -> CallToolResult:
+    async def run_analysis(intake: Any, ctx: Context, detail: Detail) -> CallToolResult:
         svc = await runtime.get_service()
         caller = runtime.caller(ctx.headers)
         run_id = new_run_id("mcp-")
         report = await _until_done(svc.analyze_report(intake, run_id=run_id, owner=caller.owner,
                                                        on_event=_progress(ctx)))
-        result = capped(report, runtime.detail_chunks)
+        result = run_result(report, runtime.detail_chunks, detail)
         return _text_result(run_text(result), result)
 
     @mcp.tool(annotations=RUNS)
@@ -153,15 +175,15 @@ def build_server(runtime: McpRuntime) -> MCPServer:
                                                    "change")] = "",
         path: Annotated[str | None, Field(description="the file's name in its project (e.g. scripts/enemy.gd), "
                                                       "used for its kind and in the report")] = None,
+        detail: Annotated[Detail, DETAIL] = "summary",
     ) -> Annotated[CallToolResult, RunResult]:
         """Use this to check a snippet or one file: is it Godot 3 or Godot 4 code, and what must change?
 
-        Returns the per-chunk verdicts (version signal, label, rationale, the docs evidence each cites), the
-        migration items (old -> new with docs URLs), the project verdict and the validated answer with its
-        numbered citations. Results carry at most 20 chunks; the run's whole report is the resource
-        godot-rag://runs/{run_id}, and follow_up/migrate take its run_id.
+        Returns the verdict with its counts, the changes (file, line, old -> new, docs URL) and the answer with
+        its numbered citations. The run's whole report, every chunk with its evidence, is the resource
+        godot-rag://runs/{run_id}; follow_up and migrate take its run_id.
         """
-        return await run_analysis(await code_intake(code, question, path), ctx)
+        return await run_analysis(await code_intake(code, question, path), ctx, detail)
 
     @mcp.tool(annotations=RUNS)
     @guard
@@ -173,14 +195,15 @@ def build_server(runtime: McpRuntime) -> MCPServer:
                                                             "target)")] = None,
         zip_name: Annotated[str, Field(description="the zip's file name, shown in the report")] = "project.zip",
         question: Annotated[str, Field(description="what you want to know about the project")] = "",
+        detail: Annotated[Detail, DETAIL] = "summary",
     ) -> Annotated[CallToolResult, RunResult]:
         """Use this to analyse a whole Godot project: a GitHub repository, a zip, or (over stdio) a local folder.
 
         Under the same size, file and chunk limits as the other doors (a project over them is refused with the
         count and the limit). Sends MCP progress notifications (chunks done of total, each message naming the
         run id) while it runs; a cancelled call leaves the run interrupted and resumable. Returns the run id, the
-        project verdict (godot3, godot4, mixed or ambiguous) with its basis, the first 20 chunks' verdicts and
-        the migration items; the whole report is godot-rag://runs/{run_id}.
+        project verdict (godot3, godot4, mixed or ambiguous) with its counts, the changes and the answer; the
+        whole report is godot-rag://runs/{run_id}.
         """
         from agent import intake as agent_intake
 
@@ -206,7 +229,7 @@ def build_server(runtime: McpRuntime) -> MCPServer:
         else:
             intake = await asyncio.to_thread(agent_intake.intake_target, target or "", prompt=question,
                                              settings=settings)
-        return await run_analysis(intake, ctx)
+        return await run_analysis(intake, ctx, detail)
 
     @mcp.tool(annotations=READ_ONLY)
     @guard
@@ -216,6 +239,7 @@ def build_server(runtime: McpRuntime) -> MCPServer:
         run_id: Annotated[str | None, Field(description="a run of check_code/analyze_project, instead of code")] = None,
         path: Annotated[str | None, Field(description="with code: the file's name (its kind); with run_id: only "
                                                       "this file of the run")] = None,
+        detail: Annotated[Detail, MIGRATE_DETAIL] = "summary",
     ) -> Annotated[CallToolResult, MigrateResult]:
         """Use this to get the validated Godot 4 code of a snippet, or of a run's project as a patch.
 
@@ -241,8 +265,8 @@ def build_server(runtime: McpRuntime) -> MCPServer:
                 migration = ProjectMigration.of([f for f in migration.files if f.path == path])
         changed = migrated_files(migration, originals)
         only = migration.files[0].path if len(migration.files) == 1 else None
-        result = MigrateResult(run_id=run_id, migration=migration, patch=unified_diff(migration, originals),
-                               code=changed.get(only, originals.get(only)) if only else None)
+        result = migrate_result(migration, run_id=run_id, patch=unified_diff(migration, originals),
+                                code=changed.get(only, originals.get(only)) if only else None, full=detail == "full")
         text = summary_text(migration)
         if result.code is not None:
             text += f"\n\n```gdscript\n{result.code.rstrip(chr(10))}\n```"  # the fence on its own line
@@ -299,6 +323,7 @@ def build_server(runtime: McpRuntime) -> MCPServer:
             lines.append(f"Godot 4: {', '.join(found.successors)}")
             lines += [f"- 4.x {d.class_name}.{d.member}: {d.signature or d.kind} <{d.url}>"
                       for d in found.successor_definitions if d.member]
+        lines += [f"The migration writes: {form}" for form in found.forms]
         return _text_result("\n".join(lines), LookupResult(lookup=found))
 
     @mcp.tool(annotations=READ_ONLY)

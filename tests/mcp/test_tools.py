@@ -24,7 +24,7 @@ async def test_tools_say_when_to_use_them_and_what_they_return(stdio_runtime):
     for tool in tools.values():
         assert tool.description and tool.description.startswith("Use this"), tool.name
         assert tool.output_schema and tool.output_schema.get("properties"), tool.name
-    assert "report" in tools["check_code"].output_schema["properties"]
+    assert {"verdict", "changes", "answer"} <= set(tools["check_code"].output_schema["properties"])
     assert templates == {"godot-rag://runs/{run_id}", "godot-docs://{version}/{class_name}"}
 
 
@@ -33,13 +33,18 @@ async def test_enemy_snippet_is_godot3_with_the_mapping_cited_then_migrated(stdi
         result = await client.call_tool("check_code", {"code": ENEMY})
         assert not result.is_error, result.content
         out = result.structured_content
-        report = out["report"]
-        assert report["verdict"]["label"] == "godot3" and report["verdict"]["migration_required"]
-        assert out["report_uri"] == f"godot-rag://runs/{out['run_id']}" and report["owner"] == "mcp:local"
+        assert out["verdict"] == "godot3" and out["migration_required"] and "report" not in out
+        assert out["report_uri"] == f"godot-rag://runs/{out['run_id']}"
+        # the changes are the validated migration's: the new side is what the Godot 4 code holds
+        assert any(c["old"] == "KinematicBody2D" and c["new"] == "CharacterBody2D" and c["docs_url"]
+                   for c in out["changes"]), out["changes"]
+        assert "godot3" in result.content[0].text and "CharacterBody2D" in result.content[0].text
+        full = (await client.call_tool("check_code", {"code": ENEMY, "detail": "full"})).structured_content
+        report = full["report"]
+        assert report["owner"] == "mcp:local" and full["chunks_shown"] == len(report["chunks"])
         cited = {c["evidence_id"] for c in report["answer"]["citations"]}
         assert KINEMATIC_ROW in cited
         assert any(KINEMATIC_ROW in c["judgment"]["evidence_ids"] for c in report["chunks"])
-        assert "godot3" in result.content[0].text and "CharacterBody2D" in result.content[0].text
 
         whole = await client.read_resource(out["report_uri"])
         assert json.loads(whole.contents[0].text)["run_id"] == out["run_id"]
@@ -149,3 +154,18 @@ async def test_check_godot4_says_what_godot4_refuses_line_by_line(stdio_runtime)
     found = {(d["line"], d["rule"]) for f in report["files"] for d in f["diagnostics"]}
     assert {(2, "godot3-syntax"), (5, "godot3-syntax")} <= found
     assert report["errors"] >= 2 and "hud.gd:2:" in result.content[0].text
+
+
+async def test_results_fit_an_agents_context(stdio_runtime):
+    """Issue 47: tools/list under 30 KB, and check_code on an 18-line Godot 3 script under 12 KB by default
+    (verdict, counts, changes, answer; the evidence is the run resource's or `detail="full"`'s)."""
+    from pathlib import Path
+
+    code = (Path(__file__).resolve().parents[2] / "bench" / "data" / "mcp_script_g3.gd").read_text()
+    async with Client(build_server(stdio_runtime)) as client:
+        listed = await client.list_tools()
+        checked = await client.call_tool("check_code", {"code": code, "path": "player.gd"})
+    assert len(listed.model_dump_json(by_alias=True, exclude_none=True)) <= 30_000
+    assert not checked.is_error, checked.content
+    assert len(checked.model_dump_json(by_alias=True, exclude_none=True)) <= 12_000
+    assert checked.structured_content["changes"] and "chunks" not in checked.structured_content

@@ -54,10 +54,10 @@ async def check_enemy_then_migrate(client: Client) -> None:
     """What a client does first: list the tools, check the enemy snippet, take the Godot 4 code."""
     names = {t.name for t in (await client.list_tools()).tools}
     assert {"check_code", "migrate", "lookup_api", "search_docs", "follow_up", "analyze_project"} <= names
-    checked = await client.call_tool("check_code", {"code": ENEMY})
+    checked = await client.call_tool("check_code", {"code": ENEMY, "detail": "full"})
     assert not checked.is_error, checked.content
     report = checked.structured_content["report"]
-    assert report["verdict"]["label"] == "godot3"
+    assert report["verdict"]["label"] == "godot3" and checked.structured_content["verdict"] == "godot3"
     assert KINEMATIC_ROW in {c["evidence_id"] for c in report["answer"]["citations"]}
     migrated = await client.call_tool("migrate", {"run_id": checked.structured_content["run_id"]})
     assert not migrated.is_error, migrated.content
@@ -116,6 +116,16 @@ def http_server(mcp_settings):
         proc.wait(timeout=30)
 
 
+def _messages(exc: BaseException) -> str:
+    """Every message of an exception and the exceptions grouped or chained in it."""
+    seen = [str(exc)]
+    for inner in getattr(exc, "exceptions", ()) or ():
+        seen.append(_messages(inner))
+    if exc.__cause__ is not None:
+        seen.append(_messages(exc.__cause__))
+    return " | ".join(seen)
+
+
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
 
@@ -138,13 +148,20 @@ async def test_http_refuses_without_the_token_and_serves_with_it(http_server, mc
     assert "secret" not in anonymous.text and anonymous.headers["www-authenticate"].startswith("Bearer")
     assert foreign.status_code == 403
     assert ok.status_code == 200
+    async with httpx2.AsyncClient(headers={"Authorization": "Bearer alice:wrong"}, timeout=httpx2.Timeout(60)) as http:
+        from mcp.client.streamable_http import streamable_http_client
+
+        with pytest.raises(Exception) as refused:  # the SDK shows the server's own words, not "-32603 ..."
+            async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=60):
+                pass
+        assert "authentication failed" in _messages(refused.value)
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(300)) as http:
         from mcp.client.streamable_http import streamable_http_client
 
         async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=300) as client:
             await check_enemy_then_migrate(client)
             # alice's runs are alice's (the chat's owner for her); bob's run reads as no run at all
-            mine = await client.call_tool("check_code", {"code": "extends Node\n"})
+            mine = await client.call_tool("check_code", {"code": "extends Node\n", "detail": "full"})
             assert mine.structured_content["report"]["owner"] == "chainlit:alice"
             theirs = await client.call_tool("follow_up", {"run_id": bobs["run_id"], "question": "why?"})
             assert theirs.is_error and "no run" in theirs.content[0].text
