@@ -250,7 +250,7 @@ def member_renames() -> dict[str, tuple[MemberRename, ...]]:
     out: dict[str, list[MemberRename]] = {}
     for k, row in enumerate(_read("member_renames.json").get("members", [])):
         where = f"member_renames.json row {k}"
-        row = _fields(row, where, {"old", "new", "kind", "classes", "enabled"}, set())
+        row = _fields(row, where, {"old", "new", "kind", "classes", "enabled"}, {"source"})
         r = MemberRename(_name(row["old"], where), _name(row["new"], where, _DOTTED), _text(row["kind"], where),
                          _names(row["classes"], where), bool(row["enabled"]))
         out.setdefault(r.old, []).append(r)

@@ -34,7 +34,9 @@ Per project and in total, for each:
   between the two sides; a function's names are its identifiers in code; a function the migration no longer has
   counts as its Godot 3 code): `validated`, those whose migrated code the judge finds no Godot 3 code in (a
   function under a TODO does not pass); `removed`, of the Godot 3 API names (3.x defines them) the maintainers
-  removed from a function, the share the migration removed too; `introduced`, of the Godot 4 API names the
+  removed from a function, the share the migration removed too, and the same share over only the names no 4.x
+  class or global defines (a name Godot 4 still has, `emit_signal` or `clamp`, is the maintainers' choice, not a
+  change the port needs); `introduced`, of the Godot 4 API names the
   maintainers introduced (4.x defines them, 3.x does not, the Godot 3 function did not hold them), the share the
   migration introduced too; `spurious`, API names (of either index) the migration introduced that neither the
   Godot 3 function nor the maintainers' Godot 4 function holds (per function; the names are tallied);
@@ -293,6 +295,8 @@ def _changed_functions(api, g3: dict[str, str], g4: dict[str, str], out: dict[st
     """Validated, removed, introduced and spurious names over the ports' changed functions."""
     res: Counter[str] = Counter()
     spurious: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
+    missing: Counter[str] = Counter()
     for pair in pairs:
         old_f, new_f = _functions(pair["g3"], g3.get(pair["g3"], "")), _functions(pair["g4"], g4.get(pair["g4"], ""))
         mig_f = _functions(pair["g3"], out.get(pair["g3"], ""))
@@ -307,13 +311,19 @@ def _changed_functions(api, g3: dict[str, str], g4: dict[str, str], out: dict[st
             removed = {x for x in ids3 - ids4 if _api(api, V3, x)}
             introduced = {x for x in ids4 - ids3 if _api(api, V4, x) and not _api(api, V3, x)}
             extra = {x for x in mig - ids3 - ids4 if _api(api, V4, x) or _api(api, V3, x)}
+            lacking = {x for x in removed if not _api(api, V4, x)}  # names Godot 4 lacks: the change is required
+            res["lacking_wanted"] += len(lacking)
+            res["lacking_got"] += len(lacking - mig)
             res["removed_wanted"] += len(removed)
             res["removed_got"] += len(removed - mig)
             res["introduced_wanted"] += len(introduced)
             res["introduced_got"] += len(introduced & mig)
             res["spurious"] += len(extra)
             spurious.update(extra)
-    return {**res, "spurious_names": dict(spurious.most_common())}
+            kept.update(lacking & mig)
+            missing.update(introduced - mig)
+    return {**res, "spurious_names": dict(spurious.most_common()), "kept_names": dict(kept.most_common()),
+            "missing_names": dict(missing.most_common())}
 
 
 def _why(record: dict) -> dict[str, int]:
@@ -422,6 +432,8 @@ def print_totals(title: str, results: dict, labels: list[str], names: dict[str, 
             "certain-rename leftovers (lines)": f"{t['renames']:,}",
             "maintainers' removed 3.x names, removed": _share(t["removed_got"], t["removed_wanted"])
             if t["has_pairs"] else "-",
+            "  of them names Godot 4 lacks, removed": _share(t["lacking_got"], t["lacking_wanted"])
+            if t["has_pairs"] else "-",
             "maintainers' introduced 4.x names, introduced": _share(t["introduced_got"], t["introduced_wanted"])
             if t["has_pairs"] else "-",
             "spurious API names (per function)": f"{t['spurious']:,}" if t["has_pairs"] else "-",
@@ -445,6 +457,10 @@ def print_totals(title: str, results: dict, labels: list[str], names: dict[str, 
     print(f"{'':46s}" + "  ".join(h.ljust(w) for h, w in zip(heads, width)))
     for k in table[labels[0]]:
         print(f"{k:46s}" + "  ".join(table[label][k].ljust(w) for label, w in zip(labels, width)))
+    for key, what in (("kept_names", "removed names Godot 4 lacks, kept"), ("missing_names", "introduced 4.x names missing")):
+        if key in next(iter(results.values()))[labels[0]]:
+            names_ = sum((Counter(r[labels[0]].get(key, {})) for r in results.values()), Counter())
+            print(f"  {labels[0]} {what} (top 40): " + ", ".join(f"{k} {v}" for k, v in names_.most_common(40)))
     if "spurious_names" in next(iter(results.values()))[labels[0]]:
         for label in labels:
             names_ = sum((Counter(r[label].get("spurious_names", {})) for r in results.values()), Counter())
@@ -489,6 +505,8 @@ def main() -> int:
     ap.add_argument("dirs", nargs="+", type=Path)
     ap.add_argument("--only", nargs="*", default=None, help="project folder names to run (ports and by others)")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--write", type=Path, default=None,
+                    help="also write this tree's migrated scripts under DIR/<project>/ (for reading hunks by hand)")
     ap.add_argument("--godot3-only", type=Path, nargs="*", default=[],
                     help="folders of Godot 3 projects by others (DIR/<project>/**)")
     ap.add_argument("--godot4-only", type=Path, nargs="*", default=[],
@@ -540,6 +558,12 @@ def main() -> int:
     results: dict[str, dict] = {"ports": {}, "godot3": {}, "godot4": {}}
     for (group, project), (key, files) in zip(projects, inputs.items()):
         outputs = {"now": migrate_now(files, kb, clock)}
+        if args.write:
+            for path, text in outputs["now"]["files"].items():
+                if text != files.get(path):
+                    target = args.write / key / path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(text)
         if base_dir is not None:
             outputs["baseline"] = baseline_output(base_dir / f"{key}.json", files)
         outputs["converter"] = converter_output(files, renames)

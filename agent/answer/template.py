@@ -244,13 +244,25 @@ def why_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citation
     language-free (the changes' code, the rationale's code spans) so a reply never switches language.
     """
     out: list[str] = []
+    written = migration_items(inp)
     for chunk in [c for c in chunks if (c.get("judgment") or {}).get("version_signal") in ("godot3", "godot4")][:limit]:
         j = chunk["judgment"]
-        if inp.language == "en":
+        mine = [c for path, line, c in written if path == chunk.get("source_file")
+                and int(chunk.get("start_line") or 0) <= line <= int(chunk.get("end_line") or 0)]
+        if j["version_signal"] == "godot3" and mine:  # the migration's own items: the reason and the code agree
+            rationale = _code_only_reason({"suggested_changes": mine, "rationale": ""}, cites)
+        elif inp.language == "en":
             rationale = cites.in_text(_BACKED_BY.sub("", str(j.get("rationale") or ""))).strip()
         else:
             rationale = _code_only_reason(j, cites)
-        extra = "".join(cites.cite(i) for i in j.get("evidence_ids") or [] if i not in cites.numbers)
+        rationale = _REPEATED_MARK.sub(r"\1", rationale)
+        shown = set(re.findall(r"\[\d+\]", rationale))
+        extra = ""
+        for i in j.get("evidence_ids") or []:  # a source the reason did not cite yet, once
+            mark = cites.cite(i) if i not in cites.numbers else ""
+            if mark and mark.strip() not in shown:
+                shown.add(mark.strip())
+                extra += mark
         if j["version_signal"] == "godot3":
             out.append("- " + phrase("reason_godot3", inp.language, where=where(chunk)) + f" {rationale}{extra}")
         else:
@@ -259,13 +271,19 @@ def why_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citation
 
 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
+_BY_HAND = "✎"
+"""An item the migration left to a person (a TODO in the code): no language's words, the TODO says why."""
+_REPEATED_MARK = re.compile(r"(\[\d+\])(?:\s*\1)+")
+"""`[2] [2]`: one source cited twice in a row is one marker."""
 _CUE_NAMES = re.compile(r"\(([\w@., ]+)\)")
 
 
 def _code_only_reason(judgment: Mapping[str, Any], cites: Citations) -> str:
     """`old` → `new` [n] for each change, else the rationale's code spans: a reason with no English in it."""
     parts = [f"`{' '.join(str(c['old']).split())}` → `{' '.join(str(c['new']).split())}`" + cites.cite(c.get("evidence_id"))
-             if c.get("new") else f"`{' '.join(str(c.get('old') or '').split())}`" + cites.cite(c.get("evidence_id"))
+             if c.get("new") else f"`{' '.join(str(c.get('old') or '').split())}` → {_BY_HAND}" + cites.cite(c.get("evidence_id"))
+             if c.get("change_type") == "by_hand" else
+             f"`{' '.join(str(c.get('old') or '').split())}`" + cites.cite(c.get("evidence_id"))
              for c in judgment.get("suggested_changes") or [] if c.get("old") and not changes_nothing(c.get("old"), c.get("new"))]
     rationale = str(judgment.get("rationale") or "")
     if not parts:
@@ -275,10 +293,39 @@ def _code_only_reason(judgment: Mapping[str, Any], cites: Citations) -> str:
     return "; ".join(parts)
 
 
+def _chunk_at(chunks: list[Mapping[str, Any]], path: str, line: int) -> Mapping[str, Any] | None:
+    return next((c for c in chunks if c.get("source_file") == path
+                 and int(c.get("start_line") or 0) <= line <= int(c.get("end_line") or 0)), None)
+
+
+def migration_items(inp: AnswerInput) -> list[tuple[str, int, dict[str, Any]]]:
+    """(file, line, item) of every hunk of the run's migration: what the Godot 4 code holds. A migrated hunk's
+    item keeps its `new`; a TODO hunk's has none (`by hand`, with the hunk's reason as its note)."""
+    out: list[tuple[str, int, dict[str, Any]]] = []
+    seen: set[tuple[str, int, str, str | None]] = set()
+    for f in (inp.migration or {}).get("files") or []:
+        for h in f.get("hunks") or []:
+            todo = h.get("status") == "todo"
+            for c in h.get("items") or []:
+                if changes_nothing(c.get("old"), c.get("new")):
+                    continue
+                item = {**c, "new": None if todo else c.get("new"), "note": f": {h['why']}" if todo and h.get("why")
+                        else c.get("note"), "change_type": "by_hand" if todo else c.get("change_type")}
+                chunk = _chunk_at(inp.chunks, f["path"], int(h["start_line"]))
+                line = change_line({**chunk, "code_text": inp.codes.get(chunk.get("chunk_id"))}, c.get("old")) \
+                    if chunk is not None else int(h["start_line"])
+                key = (f["path"], line, " ".join(str(c.get("old")).split()), item["new"])
+                if key not in seen:
+                    seen.add(key)
+                    out.append((f["path"], line, item))
+    return out
+
+
 def change_lines(chunks: list[Mapping[str, Any]], inp: AnswerInput, cites: Citations) -> list[str]:
-    """The suggested changes of flagged chunks, numbered in file and line order."""
-    items = []
-    for chunk in chunks:
+    """The changes, numbered in file and line order: the run's migration where it has one (so each line says
+    what the code beside it does), else the suggested changes of flagged chunks."""
+    items = migration_items(inp)
+    for chunk in chunks if not items else []:
         if not _flagged(chunk):
             continue
         for c in (chunk.get("judgment") or {}).get("suggested_changes") or []:

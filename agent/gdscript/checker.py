@@ -251,6 +251,41 @@ class _Run:
         self.out.append(Diagnostic(path=self.path, line=line, column=col, rule=rule, message=message,
                                    severity=severity, fix=fix, start=start))  # type: ignore[arg-type]
 
+    def form_fix(self, member: Node, cls3: str, name: str) -> Fix | None:
+        """The Godot 4 expression the migration writes for a Godot 3 call on `cls3` or an ancestor (calls.json:
+        `get_tree().set_network_peer(p)` -> `get_tree().get_multiplayer().set_multiplayer_peer(p)`), as an edit."""
+        from agent.judge.templates import call_forms, template_edit
+
+        api = next((f"{c}.{name}" for c in self.api.chain(V3, cls3) if f"{c}.{name}" in call_forms()), None)
+        if api is None:
+            return self.moved_fix(member, cls3, name)
+        code = self.source.decode("utf-8", "replace")
+        found = template_edit(api, code, len(self.source[:member.start_byte].decode("utf-8", "replace")))
+        if found is None:
+            return None
+        begin, end, text = found
+        return Fix(edits=(Edit(start=len(code[:begin].encode()), end=len(code[:end].encode()), text=text),),
+                   applicability="safe", why=f"Godot 4's form of `{api}` (agent/data/changes/calls.json)")
+
+    def moved_fix(self, member: Node, cls3: str, name: str) -> Fix | None:
+        """A singleton's member Godot 4 moved to another singleton (renames.json: `OS.get_unix_time` ->
+        `Time.get_unix_time_from_system`, `OS.get_screen_size` -> `DisplayServer.screen_get_size`), written where
+        the receiver is the singleton's own name."""
+        row = next((r for r in changes.renames() if r.old == name and cls3 in r.classes and r.new.count(".") == 1),
+                   None)
+        if row is None:
+            return None
+        target_cls, target = row.new.split(".")
+        if self.api.lookup(V4, target_cls, target) is None:
+            return None
+        dot = self.source.rfind(b".", 0, member.start_byte)
+        start = dot - len(cls3.encode())
+        if start < 0 or self.source[start:dot] != cls3.encode() or (
+                start > 0 and (chr(self.source[start - 1]).isalnum() or self.source[start - 1] in b"_.$")):
+            return None
+        return Fix(edits=(Edit(start=start, end=member.end_byte, text=row.new),), applicability="safe",
+                   why=f"Godot 4 moved `{cls3}.{name}` to `{row.new}` (agent/data/changes/renames.json)")
+
     def rename_fix(self, node: Node, new: str, why: str, *, safe: bool = True) -> Fix:
         return Fix(edits=(Edit(start=node.start_byte, end=node.end_byte, text=new),),
                    applicability="safe" if safe else "unsafe", why=why)
@@ -632,7 +667,8 @@ class _Run:
             return
         if _PASCAL.match(name) and not godot3_class and not name.isupper():
             return  # a class newer than the docs, or a GDExtension's
-        new = successor(name, self.api)
+        # a bare member of the script's engine class: its successor must be that class's (`map_to_local`)
+        new = successor(name, self.api, cls="" if godot3_class or not cls.engine else cls.engine)
         if godot3_class:
             msg = f"`{name}` is a Godot 3 class; Godot 4 has no class of that name"
         else:
@@ -805,7 +841,11 @@ class _Run:
             return
         # whatever the receiver: a Godot 3 member that no 4.x class and no project script has
         if self.c.complete and name not in project and not self.api.defined_anywhere(V4, name):
-            new = successor(name, self.api)  # a name with no successor may be a Dictionary key (`hit.collider`)
+            typed = recv is not None and recv.known and not recv.guessed and not recv.user and recv.v4 \
+                and self.api.has_class(V4, recv.v4) and recv.v4 not in ("Variant", "Object", "Dictionary")
+            # a name with no successor may be a Dictionary key (`hit.collider`); on a stated engine class the
+            # successor must be that class's (`OS.window_title` is no `OS.title`)
+            new = successor(name, self.api, cls=recv.v4 if typed else "")
             if new is not None:
                 fix = self.rename_fix(member, new, f"the converter renames `{name}` to `{new}`; no Godot 4 class "
                                                    f"has `{name}`")
@@ -829,7 +869,8 @@ class _Run:
             new = successor(name, self.api, cls=cls4)
             if new is None and self.api.lookup(V3, recv.v3 or cls4, name) is None:
                 return  # not Godot 3's either: API newer than the docs, or a member the docs leave out
-            fix = self.rename_fix(member, new, f"Godot 4's {cls4} calls it `{new}`") if new else None
+            fix = self.rename_fix(member, new, f"Godot 4's {cls4} calls it `{new}`") if new else \
+                self.form_fix(member, recv.v3 or cls4, name)
             self.report(member, "unknown-member", f"{cls4} has no member `{name}` in Godot 4" + (
                 f" (Godot 4: `{new}`)" if new else ""), fix=fix)
             return
@@ -1058,15 +1099,20 @@ def successor(name: str, api: ApiIndex, *, cls: str = "", kinds: Iterable[str] |
     """The one Godot 4 name the converter's tables give a Godot 3 name, when 4.x defines it and not the old."""
     if name in _VALUE_CHANGES:
         return None  # `extents` is half of `size`, `rect_rotation` degrees: a rename alone changes the value
-    rows = [r for r in changes.member_renames().get(name, ()) if r.enabled and (not kinds or r.kind in kinds)]
+    rows = [r for r in changes.member_renames().get(name, ()) if not kinds or r.kind in kinds]
+    # a row the converter leaves off (too common a word) counts only when no row is on, and when the old name
+    # is a Godot 3 member of a class it names (`instance` on PackedScene, not `window_title` on 4.x's Window)
+    rows = [r for r in rows if r.enabled] or [
+        r for r in rows if any(api.lookup(V3, c, name) is not None for c in r.classes)]
     news = {r.new for r in rows if "." not in r.new}
     if len(news) == 1:
         new = news.pop()
         named = {c for r in rows for c in r.classes}
         gap = bool(named) and not any(api.has_class(V4, c) for c in named)  # the docs lack the class (XR*)
-        if cls and api.lookup(V4, cls, new) is None and not gap:
-            return None
-        if api.defined_anywhere(V4, new) or api.lookup(V4, "@GlobalScope", new) is not None or gap:
+        # on a stated class the successor is that class's or a subclass's (`Material` -> `ShaderMaterial`'s)
+        if cls and api.lookup(V4, cls, new) is None and not api.defined_below(V4, cls, new) and not gap:
+            pass
+        elif api.defined_anywhere(V4, new) or api.lookup(V4, "@GlobalScope", new) is not None or gap:
             return new
     renamed = changes.renamed(kind="global_function") | changes.renamed(kind="class") | changes.renamed(
         kind="constant")

@@ -77,6 +77,8 @@ def template_edit(api: str, code: str, start: int) -> tuple[int, int, str] | Non
         form = form.replace(f"{{{k}:rids}}", rids.replace("{", "{{").replace("}", "}}"))
     if _OPERATOR_FORM.search(form):  # `(b * v)`: an operand that is itself an operation keeps its meaning
         args, recv = [_operand(a) for a in args], _operand(recv)
+    if recv == "get_tree()" and form.startswith("{recv}.get_multiplayer()"):
+        form = "multiplayer" + form.removeprefix("{recv}.get_multiplayer()")  # a node's own API, as ports write it
     return begin, close, form.format(*args, recv=recv, args=", ".join(args))
 
 

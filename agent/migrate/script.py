@@ -11,9 +11,12 @@ suggested code is this same engine on the chunk's span, so a chunk and its file 
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import re
 from dataclasses import dataclass, field
 
+from agent.apiindex import V4
 from agent.judge.base import JudgeInput
 from agent.judge.evidence import EvidenceJudge, same_call
 from agent.judge.exact_rows import with_exact_rows
@@ -28,6 +31,7 @@ from agent.migrate.safe_edits import grammar_edits
 from agent.migrate.model import TODO_TAG, FileMigration, MigrationHunk, MigrationTodo
 from agent.models import Chunk, EvidenceBundle, Judgment, SourceFile, SuggestedChange
 from agent.parse import chunk_file
+from agent.parse.lexer import lex
 from agent.retrieve.query import split_trace
 
 MAX_TODOS_PER_CHUNK = 6
@@ -165,10 +169,40 @@ def plan_chunk(chunk: Chunk, ctx: ProjectContext | None) -> ChunkPlan:
     elif _valid_as_written(facts, inp):
         plan.new = chunk.code_text  # validated like a rewrite: on the migrated project, the receivers' new classes
     else:
-        plan.todos = _item_todos(plan.items) or _finding_todos(facts)
         plan.why = REFUSAL.get() or "not every change has a mechanical Godot 4 form"
-        plan.body = todo_body(chunk.code_text)
+        plan.body, written = certain_names(todo_body(chunk.code_text), plan.items, ctx)
+        left = [c for c in plan.items if (c.old, c.new) not in written]
+        plan.todos = _item_todos(left) or ([] if written else _finding_todos(facts)) or [(plan.why, None)]
     return plan
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
+
+
+def certain_names(code: str, items: list[SuggestedChange], ctx: ProjectContext | None
+                  ) -> tuple[str, set[tuple[str, str | None]]]:
+    """A TODO chunk's names whose change is certain, written anyway: an item `old -> new` of two names (a global,
+    a class, a constant, `Label.ALIGN_CENTER`) where no 4.x class or global defines the old name, the project
+    does not declare it, and 4.x defines the new one as a class or global. A member after a `.` is the checker's
+    (its safe fixes reach TODO chunks too); the rest of the chunk waits for a person. Returns the code and the
+    (old, new) pairs written."""
+    api = ctx.api if ctx is not None else None
+    written: set[tuple[str, str | None]] = set()
+    if api is None or not api.complete_v4:
+        return code, written
+    for c in items:
+        if not c.new or not _DOTTED.fullmatch(c.old) or not _DOTTED.fullmatch(c.new) or "." in c.new:
+            continue
+        last = c.old.rsplit(".", 1)[-1]
+        if api.defined_anywhere(V4, last) or api.has_class(V4, last) or last in ctx.own_names:
+            continue
+        if not (api.has_class(V4, c.new) or api.lookup(V4, "@GlobalScope", c.new) is not None):
+            continue
+        masked = lex(code).masked
+        for m in reversed(list(re.finditer(rf"(?<![\w.$%]){re.escape(c.old)}(?!\w)", masked))):
+            code = code[:m.start()] + c.new + code[m.end():]
+            written.add((c.old, c.new))
+    return code, written
 
 
 def _valid_as_written(facts: CodeFacts, inp: JudgeInput) -> bool:
@@ -375,6 +409,39 @@ def _apply_checker(path: str, composed: Composed, checker: Checker, bad: dict[in
     return list(touched.values()) if not bad else []
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def items_as_written(plan: ChunkPlan) -> list[SuggestedChange]:
+    """The plan's items with each `new` as the migrated code holds it. The judge's item says what to change;
+    the code may say it better (`await tween.tween_all_completed` became `await created_tween.finished`), and
+    what the user reads beside the code must be the code: an item whose `new` the code lacks takes the line,
+    of those that replaced its `old`, most like the judge's form."""
+    new_text = plan.text
+    flat = _flat(new_text)
+    old_lines, new_lines = plan.chunk.code_text.split("\n"), new_text.split("\n")
+    blocks = [op for op in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+              if op[0] != "equal"]
+    out = []
+    for c in plan.items:
+        if not c.new or _flat(c.new) in flat or not c.old.strip():
+            out.append(c)
+            continue
+        first = c.old.strip().split("\n")[0].strip()
+        at = next((k for k, line in enumerate(old_lines) if first in line), None)
+        block = next((b for b in blocks if at is not None and b[1] <= at < b[2]), None)
+        if block is None:
+            out.append(c)
+            continue
+        lines = [x.strip() for x in new_lines[block[3]:block[4]] if x.strip()]
+        # the line of the replacing block most like the judge's form (`await tween.tween_all_completed` ->
+        # `await created_tween.finished`), else the block (a line removed: nothing replaced it)
+        best = max(lines, key=lambda x: difflib.SequenceMatcher(None, _flat(c.new), x).ratio(), default="")
+        out.append(c.model_copy(update={"new": best or None}))
+    return out
+
+
 def _line_of(text: str, byte: int) -> int:
     return text.encode()[:byte].count(b"\n") + 1
 
@@ -389,7 +456,8 @@ def file_migration(path: str, original: str, plans: list[ChunkPlan], composed: C
                                    new_start_line=_line_of(composed.text, a),
                                    new_end_line=_line_of(composed.text, max(a, b - 1)), name=c.name,
                                    status="migrated" if plan.migrated else "todo",
-                                   items=plan.items, evidence_ids=plan.evidence_ids, why=plan.why or None))
+                                   items=items_as_written(plan) if plan.migrated else plan.items,
+                                   evidence_ids=plan.evidence_ids, why=plan.why or None))
     flagged = [p for p in plans if p.flagged]
     changed = composed.text != original
     return FileMigration(

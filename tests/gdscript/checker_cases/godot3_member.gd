@@ -8,3 +8,6 @@ func apply(mat, node) -> void:
 	node.call_deferred("set_shader_param", "x", 1)  # expect: godot3-member
 	mat.set_shader_parameter("strength", 1.0)
 	print(node.custom_value)
+	var enemy = load("res://enemy.tscn").instance()  # expect: godot3-member
+	if enemy.get_children().empty():  # expect: godot3-member
+		print(node.window_title)

@@ -6,8 +6,9 @@ extends Control
 
 func _ready() -> void:
 	label.text = "ok"
-	label.percent_visible = 0.5  # expect: unknown-member
-	await get_tree().idle_frame  # expect: unknown-member
+	print(label.get_stylebox("normal"))  # expect: unknown-member
+	get_tree().set_input_as_handled()  # expect: unknown-member
+	print(OS.get_unix_time(), get_tree().is_network_server())  # expect: unknown-member
 	await get_tree().process_frame
 	label.add_theme_color_override("font_color", Color.RED)
 	var d := {"collider": null}
