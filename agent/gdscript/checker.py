@@ -1100,10 +1100,11 @@ def successor(name: str, api: ApiIndex, *, cls: str = "", kinds: Iterable[str] |
     if name in _VALUE_CHANGES:
         return None  # `extents` is half of `size`, `rect_rotation` degrees: a rename alone changes the value
     rows = [r for r in changes.member_renames().get(name, ()) if not kinds or r.kind in kinds]
-    # a row the converter leaves off (too common a word) counts only when no row is on, and when the old name
-    # is a Godot 3 member of a class it names (`instance` on PackedScene, not `window_title` on 4.x's Window)
+    # a row the converter leaves off (too common a word: a Dictionary key, a script's own property) counts only
+    # on a stated class, when no row is on, and when the old name is a Godot 3 member of a class it names
+    # (`instance` on PackedScene, not `window_title` on 4.x's Window)
     rows = [r for r in rows if r.enabled] or [
-        r for r in rows if any(api.lookup(V3, c, name) is not None for c in r.classes)]
+        r for r in rows if cls and any(api.lookup(V3, c, name) is not None for c in r.classes)]
     news = {r.new for r in rows if "." not in r.new}
     if len(news) == 1:
         new = news.pop()

@@ -237,21 +237,35 @@ _IS_VARIABLE = re.compile(r"(?<![\w.$%])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+is\s
 _STRING_FROM = re.compile(STRING_FROM)
 
 
-def _rewrite_string_from(code: str) -> str:
-    """`String(x)` -> `str(x)`: the same value in Godot 3 for any one argument, and valid in Godot 4."""
-    masked = lex(code).masked
+_WHOLE_FLOAT = re.compile(r"(?:ceil|floor|round)\s*\(")
 
-    def one_arg(m: re.Match[str], orig: str) -> str:
+
+def _rewrite_string_from(code: str) -> str:
+    """`String(x)` -> `str(x)`: the same value in Godot 3 for any one argument, and valid in Godot 4. A whole
+    float (`String(ceil(v))`) printed `5` in Godot 3 and prints `5.0` through Godot 4's `str`: it becomes
+    `str(int(ceil(v)))`, the text Godot 3 showed."""
+    masked = lex(code).masked
+    for m in reversed(list(_STRING_FROM.finditer(masked))):
         open_at = masked.index("(", m.end())
         close = close_paren(masked, open_at)
-        inner = masked[open_at + 1 : close - 1] if close > 0 else ""
+        if close <= 0:
+            continue
+        inner = masked[open_at + 1 : close - 1]
         depth, top_comma = 0, False
         for c in inner:
             depth += c in "([{"
             depth -= c in ")]}"
             top_comma |= c == "," and depth == 0
-        return orig if top_comma else "str"
-    return _sub_in_code(code, _STRING_FROM, one_arg)
+        if top_comma:
+            continue
+        arg = code[open_at + 1 : close - 1]
+        lead = len(arg) - len(arg.lstrip())
+        whole = _WHOLE_FLOAT.match(inner[lead:])
+        if whole and close_paren(masked, open_at + 1 + lead + whole.end() - 1) == close - 1 - (
+                len(arg) - len(arg.rstrip())):
+            arg = f"int({arg.strip()})"
+        code = code[: m.start()] + f"str({arg})" + code[close:]
+    return code
 
 
 def _rewrite_is_variable(code: str) -> str:

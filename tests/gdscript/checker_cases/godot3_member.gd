@@ -9,5 +9,6 @@ func apply(mat, node) -> void:
 	mat.set_shader_parameter("strength", 1.0)
 	print(node.custom_value)
 	var enemy = load("res://enemy.tscn").instance()  # expect: godot3-member
-	if enemy.get_children().empty():  # expect: godot3-member
-		print(node.window_title)
+	var kids: Array = enemy.get_children()
+	if kids.empty():  # expect: godot3-member
+		print(node.window_title, node.group)
