@@ -1,11 +1,12 @@
 """What a follow-up question is about and what it wants, resolved against the run (no LLM).
 
 Users do not write "explain chunk 4"; they write "How do I write the yield line in Godot 4?",
-"4번 청크 설명해줘", "what's wrong with line 7" or "move_and_slide 대신 뭘 써?". A question is read
-for a target — a chunk number, a line, a file, a function, or a construct the run's code or change
-items name (`yield`, `move_and_slide`, `KinematicBody2D`) — and for what it wants: the Godot 4 code,
-what replaces something, why it was flagged, or an explanation. Only identifiers the run itself
-holds count as constructs, so English words in a question never pose as code.
+"4번 청크 설명해줘", "what's wrong with line 7", "show me the whole thing in Godot 4" or "что делать с
+setget?". A question is read for a target — a chunk number, a line (read in its file: its change, the chunk
+holding it, or for an empty line the nearest change), a file, a function, the whole script, or a construct the
+run's code or change items name (`yield`, `move_and_slide`, `KinematicBody2D`) — and for what it wants: the
+Godot 4 code, what replaces something (what to do with it), why it was flagged, or an explanation. Only
+identifiers the run itself holds count as constructs, so English words in a question never pose as code.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ ChunkDict = Mapping[str, Any]
 Want = Literal["code", "replace", "why", "explain", "general"]
 Target = Literal["number", "line", "file", "name", "construct", "history", "whole", "kb", "none"]
 
-_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+              "十": 10}
 _EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
                 "eighth": 8, "ninth": 9, "tenth": 10}
 _N = r"(\d+|[一二两三四五六七八九十])"
@@ -37,7 +39,7 @@ _ORDINAL_CHUNK = re.compile(rf"\b({'|'.join(_EN_ORDINALS)})\s+{_CHUNK_WORD}", re
 _LINE_NO = re.compile(
     r"\b(?:line|ln|L)\s*#?\s*(\d+)\b|\blines?\s+(\d+)"                            # line 7, L7
     r"|(\d+)\s*(?:번째|번)?\s*(?:줄|행|라인)|(?:줄|라인)\s*(\d+)"                 # 7번째 줄, 7행, 라인 7
-    r"|第\s*(\d+)\s*行|(\d+)\s*行"                                                # 第7行
+    r"|第\s*(\d+|[零一二两三四五六七八九十百]+)\s*行|(\d+)\s*行"                  # 第7行, 第十二行
     r"|строк\w*\s*(?:№\s*)?(\d+)|(\d+)\s*-?\w{0,2}\s*строк\w*",                  # строка 7, 7-я строка
     re.I,
 )
@@ -46,7 +48,7 @@ _ASCII_IDENT = re.compile(r"(?<![A-Za-z0-9_@])@?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za
 _CODE_IDENT = re.compile(r"@?[A-Za-z_][A-Za-z0-9_]*")
 
 _WANTS_CODE = re.compile(
-    r"godot\s*4\s*(version|code|equivalent|way|syntax)|convert|rewrite|re-write|port\b|migrat|upgrad|translat"
+    r"godot\s*4\s*(version|code|equivalent|way|syntax)|convert|rewrite|re-write|\bport\b|migrat|upgrad|translat"
     r"|how\s+(?:do|can|should|would|to)\s+(?:i\s+|we\s+|you\s+)?(?:write|do|make|use|fix|change|code|express)"
     r"|(?:write|fix|change|update)\s+(?:it|this|that|the\b)|give\s+me\s+the\s+(?:godot\s*4|new|fixed)"
     r"|변환|바꿔|바꾸|고쳐|고치|작성|써\s*줘|써줘|어떻게\s*(?:써|쓰|작성|바꿔|바꾸|고쳐)"
@@ -60,13 +62,28 @@ _WANTS_REPLACE = re.compile(
     r"|renamed|new\s+name"
     r"|대신|대체|뭘로|무엇으로|뭐로|바뀌었|이름"
     r"|替代|代替|换成|取代|替换|改名|叫什么"
-    r"|вместо|замен|аналог|переименова|на\s+что",
+    r"|вместо|замен|аналог|переименова|на\s+что"
+    r"|what\s+(?:do|should|can|must)\s+(?:i|we|you)\s+do\s+(?:with|about)|what\s+about\b|what\s+(?:do|should)\s+i\s+use"
+    r"|still\s+(?:a\s+thing|exist|work|valid|there)|gone|removed|deprecated|no\s+longer"
+    r"|어떻게\s*해|어떻게\s*하|어떡|어쩌|없어졌|사라졌|못\s*써"
+    r"|怎么办|怎么处理|如何处理|还能用|不能用|没有了|被删|去掉了|废弃"
+    r"|что\s+делать|как\s+быть|что\s+теперь\s+с|больше\s+нет|убрал|удал[её]н|не\s+работает",
     re.I,
 )
 _WANTS_WHY = re.compile(r"\bwhy\b|\bwhats?\s+wrong|what'?s\s+wrong|problem|issue with|flagged|왜|문제|为什么|为何|"
                         r"有什么问题|почему|зачем|что\s+не\s+так", re.I)
 _WANTS_EXPLAIN = re.compile(r"explain|expla?in|what\s+does|what\s+is|meaning|설명|뭐야|뭐하는|무슨|의미|解释|解釋|"
                             r"什么意思|是什么|干什么|объясн|что\s+делает|что\s+такое|что\s+значит", re.I)
+_WHOLE = re.compile(
+    r"\b(?:whole|entire|entirely)\b|\ball\s+(?:of\s+)?(?:it|this|that|the\s+(?:code|script|file|thing))\b"
+    r"|\b(?:everything|in\s+full)\b|\b(?:full|complete|completely)\s+(?:\w+\s+)?"
+    r"(?:script|file|code|thing|version|program|source|project|conversion|port|rewrite|migration)"
+    r"|전체|전부|모두|통째|싹\s*다|다\s*(?:바꿔|변환|고쳐|보여)"
+    r"|全部|整个|整份|整段|完整|全文|通篇|所有(?:的)?代码|全都"
+    r"|целиком|полностью|\bвесь\b|\bвсю\b|\bвс[её]\s+(?:на|под|в|для|сразу|целиком)",
+    re.I,
+)
+"""Asks for the whole script ("the whole thing", "full script", "全部", "전체", "целиком"), not a part of it."""
 _REFERS_BACK = re.compile(r"\b(it|this|that|them)\b|그거|그것|이거|이것|이\s*부분|这个|那个|它|это|этот|эту|его", re.I)
 
 STOPWORDS = frozenset("""
@@ -92,6 +109,12 @@ class FollowupQuery:
     """A chunk number the run does not have (the reply says which numbers exist)."""
     words: list[str] = field(default_factory=list)
     """Target "kb": the question's identifiers, for the knowledge base's mapping rows (nothing in the run)."""
+    blank: str | None = None
+    """Target "line" on no code: "empty", "comment" or "past_end" (`changes` are then the nearest change's)."""
+    path: str | None = None
+    """Target "line": the file the line was read in."""
+    files: list[str] = field(default_factory=list)
+    """Several files could be meant (a line in none named, a whole script of several): the reply asks which."""
 
 
 def chunk_number_of(chunk: ChunkDict) -> int:
@@ -104,8 +127,19 @@ def is_flagged(chunk: ChunkDict) -> bool:
     return j.get("version_signal") == "godot3" or bool(j.get("migration_required"))
 
 
+_ASKS_VERSION = re.compile(
+    r"^\s*(?:is|are)\b.*\bgodot\s*[34](?:\.\d+)?\s*(?:code|script)?\s*\??\s*$|godot\s*3\s*(?:or|или|还是|아니면)\s*(?:godot\s*)?4"
+    r"|(?:是|算)\s*godot\s*[34]\s*(?:的)?(?:代码)?\s*(?:吗|嘛)|godot\s*[34]\s*(?:코드|버전)?(?:인가|야|이야|맞아)\s*\??\s*$"
+    r"|^\s*(?:это|он|она|оно)\b.*\bgodot\s*[34]\s*\?\s*$",
+    re.I,
+)
+"""A yes/no question of version ("is the whole thing Godot 3?"): answered by why the code is flagged."""
+
+
 def wants(question: str) -> Want:
     """Code beats replace beats why beats explain; "general" when the question says none of them."""
+    if _ASKS_VERSION.search(question):
+        return "why"
     if _WANTS_CODE.search(question):
         return "code"
     if _WANTS_REPLACE.search(question):
@@ -121,12 +155,27 @@ def wants_code(question: str) -> bool:
     return bool(_WANTS_CODE.search(question))
 
 
+def wants_whole(question: str) -> bool:
+    """Asks for the whole script rather than a part of it."""
+    return bool(_WHOLE.search(question))
+
+
 def refers_back(question: str) -> bool:
     return bool(_REFERS_BACK.search(question))
 
 
 def _number(text: str) -> int:
-    return int(text) if text.isdigit() else _ZH_DIGITS.get(text, 0)
+    """`12`, or a Chinese numeral up to 999 (`十二`, `二十`, `一百零五`)."""
+    if text.isdigit():
+        return int(text)
+    total, digit = 0, 0
+    for ch in text:
+        if ch in ("十", "百"):
+            total += (digit or 1) * (10 if ch == "十" else 100)
+            digit = 0
+        else:
+            digit = _ZH_DIGITS.get(ch, 0)
+    return total + digit
 
 
 def chunk_number(question: str) -> int | None:
@@ -139,7 +188,7 @@ def chunk_number(question: str) -> int | None:
 
 def line_number(question: str) -> int | None:
     m = _LINE_NO.search(question)
-    return int(next(g for g in m.groups() if g)) if m else None
+    return _number(next(g for g in m.groups() if g)) if m else None
 
 
 def changes_of(chunk: ChunkDict) -> list[dict[str, Any]]:
@@ -196,11 +245,14 @@ def _construct_changes(question: str, changes: Sequence[Mapping[str, Any]],
 
 
 def resolve(question: str, report: Mapping[str, Any], chunk_texts: Mapping[str, str] | None = None,
-            history: Sequence[tuple[str, str]] = ()) -> FollowupQuery:
+            history: Sequence[tuple[str, str]] = (), file_texts: Mapping[str, str] | None = None) -> FollowupQuery:
     """The question's target in the run and what it wants (see module docstring)."""
     chunk_texts = chunk_texts or {}
     chunks: list[ChunkDict] = list(report.get("chunks") or [])
     want = wants(question)
+    whole = wants_whole(question)
+    if whole and want in ("general", "replace"):  # "all of it in Godot 4", "покажи весь код"
+        want = "code"
     all_changes = [c for chunk in chunks for c in changes_of(chunk)]
 
     number = chunk_number(question)
@@ -214,24 +266,15 @@ def resolve(question: str, report: Mapping[str, Any], chunk_texts: Mapping[str, 
     for token in _FILE.findall(question):
         named_file = next((f for f in sorted(files) if f == token or f.endswith("/" + token)), None) or named_file
     line = line_number(question)
-    if line is not None:  # in the named file, the only file, or the only file with a change on that line
-        hit = [c for c in chunks if named_file in (None, c.get("source_file"))
-               and int(c.get("start_line") or 0) <= line <= int(c.get("end_line") or 0)]
-        changed = [c for c in all_changes if c["chunk"] in hit and c["line"] == line]
-        files = {c.get("source_file") for c in hit}
-        if len(files) > 1 and len({c["chunk"].get("source_file") for c in changed}) == 1:
-            hit = [c for c in hit if c.get("source_file") == changed[0]["chunk"].get("source_file")]
-        elif len(files) > 1:
-            hit = []
-        if hit:
-            return FollowupQuery(want, "line", hit, [c for c in changed if c["chunk"] in hit], line=line)
+    if line is not None and line > 0:
+        return resolve_line(want, line, chunks, all_changes, named_file, chunk_texts, file_texts or {})
 
     construct, hits = _construct_changes(question, all_changes, chunk_texts)
     if hits:
         if named_file:
             hits = [c for c in hits if c["chunk"].get("source_file") == named_file] or hits
         owners = list({id(c["chunk"]): c["chunk"] for c in hits}.values())
-        return FollowupQuery(want, "construct", owners, hits, construct=construct)
+        return FollowupQuery(want, "construct", owners, _about(hits, construct), construct=construct)
 
     if named_file:
         return FollowupQuery(want, "file", [c for c in chunks if c.get("source_file") == named_file])
@@ -246,21 +289,103 @@ def resolve(question: str, report: Mapping[str, Any], chunk_texts: Mapping[str, 
         used = [c for c in chunks if construct in _names(chunk_texts.get(str(c.get("chunk_id")), ""))]
         return FollowupQuery(want, "construct", used[:3], [], construct=construct)
 
+    if whole:  # before "it": "all of it" is the script, not the chunk talked about last
+        return FollowupQuery(want, "whole", whole_source(chunks), files=flagged_scripts(chunks))
     if refers_back(question) or want == "code":
         for role, text in reversed(list(history)):
             if role == "user":
-                earlier = resolve(text, report, chunk_texts)
+                earlier = resolve(text, report, chunk_texts, file_texts=file_texts)
                 if earlier.target not in ("none", "whole") and earlier.chunks:
                     return FollowupQuery(want, "history", earlier.chunks, earlier.changes,
                                          construct=earlier.construct, line=earlier.line)
     if want == "code" or want == "why" and not _identifiers_left(question):  # "why is it flagged?" of one script
-        whole = whole_source(chunks)
-        if whole or want == "code":
-            return FollowupQuery(want, "whole", whole)
+        source = whole_source(chunks)
+        if source or want == "code":
+            return FollowupQuery(want, "whole", source, files=flagged_scripts(chunks))
     words = [w for w in question_identifiers(question) if w.lower() not in STOPWORDS or _code_shaped(w)]
     if words and want in ("replace", "explain", "why"):  # "what replaces yield?", no yield in the run
         return FollowupQuery(want, "kb", words=words)
     return FollowupQuery(want, "none")
+
+
+def _rule_words(change: Mapping[str, Any]) -> set[str]:
+    """What a change item is about: its rule (`setget`, `export_keyword`) and its mapping id's words."""
+    head = re.sub(r"^line \d+:\s*", "", str(change.get("note") or "")).split(";")[0].strip()
+    words = {head.lower(), *head.lower().split("_")} if " " not in head else set()
+    tail = str(change.get("evidence_id") or "").rsplit(":", 1)[-1].lower()
+    return words | set(re.split(r"[-_]", tail)) | {tail}
+
+
+def _about(changes: Sequence[Mapping[str, Any]], construct: str | None) -> list[Mapping[str, Any]]:
+    """Items in order, those whose rule is the construct asked about first (one line may carry two rules)."""
+    key = (construct or "").lstrip("@").lower()
+    return sorted(changes, key=lambda c: (key not in _rule_words(c), str(c["chunk"].get("source_file")), c["line"]))
+
+
+def line_text(line: int, path: str, chunks: Sequence[ChunkDict], chunk_texts: Mapping[str, str],
+              file_texts: Mapping[str, str]) -> str | None:
+    """The text of a file's line, from the file or the chunk holding it (None: not known)."""
+    text = file_texts.get(path)
+    if text is not None:
+        lines = text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else None
+    for c in chunks:
+        start = int(c.get("start_line") or 0)
+        if c.get("source_file") == path and start <= line <= int(c.get("end_line") or 0):
+            code = chunk_texts.get(str(c.get("chunk_id")))
+            lines = code.splitlines() if code is not None else []
+            return lines[line - start] if line - start < len(lines) else None
+    return None
+
+
+def resolve_line(want: Want, line: int, chunks: Sequence[ChunkDict], all_changes: Sequence[Mapping[str, Any]],
+                 named_file: str | None, chunk_texts: Mapping[str, str],
+                 file_texts: Mapping[str, str]) -> FollowupQuery:
+    """A line number, read in the named file, else the only file, the only file changed on that line or at all,
+    or the only file with code there: its change, else the chunk holding it, else (empty, a comment, past the
+    end) the nearest change. Several files and none of these: the reply asks which."""
+    def holds(c: ChunkDict) -> bool:
+        return int(c.get("start_line") or 0) <= line <= int(c.get("end_line") or 0)
+
+    def distance(c: ChunkDict) -> int:
+        return min(abs(int(c.get("start_line") or 0) - line), abs(int(c.get("end_line") or 0) - line))
+
+    files = sorted({str(c.get("source_file")) for c in chunks})
+    changed_at = sorted({str(c["chunk"].get("source_file")) for c in all_changes if c["line"] == line})
+    changed = sorted({str(c["chunk"].get("source_file")) for c in all_changes})
+    holding = sorted({str(c.get("source_file")) for c in chunks if holds(c)})
+    path = named_file or next((group[0] for group in (files, changed_at, changed, holding) if len(group) == 1), None)
+    if path is None:
+        return FollowupQuery(want, "line", line=line, files=changed or holding or files)
+    mine = [c for c in chunks if c.get("source_file") == path]
+    changes = [c for c in all_changes if c["chunk"].get("source_file") == path]
+    at = [c for c in changes if c["line"] == line]
+    if at:
+        owners = list({id(c["chunk"]): c["chunk"] for c in at}.values())
+        return FollowupQuery(want, "line", owners, at, line=line, path=path)
+    holder = next((c for c in mine if holds(c)), None)
+    text = line_text(line, path, chunks, chunk_texts, file_texts)
+    last = max([int(c.get("end_line") or 0) for c in mine] + [len((file_texts.get(path) or "").splitlines())])
+    blank: str | None = None
+    if line > last:
+        blank = "past_end"
+    elif text is not None and not text.strip() or text is None and holder is None:  # between chunks: no code
+        blank = "empty"
+    elif text is not None and text.lstrip().startswith("#"):
+        blank = "comment"
+    if blank is None:
+        return FollowupQuery(want, "line", [holder or min(mine, key=distance)], [], line=line, path=path)
+    if changes:
+        near = min(changes, key=lambda c: (abs(c["line"] - line), c["line"]))
+        group = [c for c in changes if c["line"] == near["line"] and c["chunk"] is near["chunk"]]
+        return FollowupQuery(want, "line", [near["chunk"]], group, line=line, path=path, blank=blank)
+    return FollowupQuery(want, "line", [min(mine, key=distance)], [], line=line, path=path, blank=blank)
+
+
+def flagged_scripts(chunks: Sequence[ChunkDict]) -> list[str]:
+    """The run's scripts with a flagged chunk."""
+    return sorted({str(c.get("source_file")) for c in chunks if is_flagged(c)
+                   and str(c.get("source_file", "")).endswith(".gd")})
 
 
 def _identifiers_left(question: str) -> list[str]:

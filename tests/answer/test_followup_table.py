@@ -1,7 +1,9 @@
-"""The follow-up table: 40 questions as users write them (10 per language, typos, no keywords), no LLM.
+"""The follow-up table: questions as users write them, no LLM, in four languages.
 
-Each row names the kind of reply it expects (a change, an explanation, the Godot 4 code, why a file
-is flagged) and a text that reply must show. The score is printed; the bar is the issue's 90%.
+followup_questions.json (17 per language) is the development table: phrasings from the issue's user test and
+from forum, Q&A and blog posts about moving from Godot 3 to 4. followup_heldout.json (8 per language) was written
+before the resolver was changed for them and is kept out of development. Each row names the kind of reply it
+expects and a text that reply must show. Scores are printed; the bars are 90% (table) and 80% (held out).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from agent.followup import answer_for_run
 from agent.followup_query import resolve
@@ -19,30 +22,56 @@ from tests.graph.projects import PLAYER_G3
 
 ASYNC = pytest.mark.asyncio(loop_scope="session")
 
-TABLE = json.loads((Path(__file__).parent / "followup_questions.json").read_text())
+HERE = Path(__file__).parent
+TABLE = json.loads((HERE / "followup_questions.json").read_text())
+HELDOUT = json.loads((HERE / "followup_heldout.json").read_text())
+LANGS = ("en", "ko", "zh", "ru")
 KINDS = {"change": {"construct", "line"}, "explain": {"number", "name"}, "code": {"file", "whole", "history"},
-         "why": {"file"}}
+         "why": {"file"}, "line": {"line"}}
 
 
-def test_the_table_has_ten_questions_per_language():
-    assert len(TABLE) == 40
-    assert {lang: sum(r["lang"] == lang for r in TABLE) for lang in ("en", "ko", "zh", "ru")} == \
-        {"en": 10, "ko": 10, "zh": 10, "ru": 10}
+def _per_language(rows: list[dict]) -> dict[str, int]:
+    return {lang: sum(r["lang"] == lang for r in rows) for lang in LANGS}
+
+
+def test_the_tables_are_balanced_across_languages():
+    assert len(TABLE) == 68 and _per_language(TABLE) == {lang: 17 for lang in LANGS}
+    assert len(HELDOUT) == 32 and _per_language(HELDOUT) == {lang: 8 for lang in LANGS}
+    assert not {r["q"] for r in TABLE} & {r["q"] for r in HELDOUT}
+    assert all(set(r) == {"lang", "q", "expect", "shows"} and r["expect"] in KINDS for r in TABLE + HELDOUT)
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def mixed_report(answer_service):
+    return await analyze_snippet(answer_service, MIXED, "")
+
+
+async def _score(service, report: dict, rows: list[dict], name: str) -> tuple[int, list[str]]:
+    """Rows answered specifically (the expected kind of target, the expected text shown), printed per language."""
+    hits: dict[str, int] = dict.fromkeys(LANGS, 0)
+    misses = []
+    for row in rows:
+        query = resolve(row["q"], report)
+        answer = await answer_for_run(service, report["run_id"], row["q"])
+        ok = query.target in KINDS[row["expect"]] and row["shows"] in answer.text
+        hits[row["lang"]] += ok
+        if not ok:
+            misses.append(f"{row['lang']} {row['q']!r}: target {query.target}, want {query.want}\n{answer.text[:300]}")
+    per = ", ".join(f"{lang} {hits[lang]}/{n}" for lang, n in _per_language(rows).items())
+    print(f"\n{name}: {sum(hits.values())}/{len(rows)} answered specifically without an LLM ({per})")
+    return sum(hits.values()), misses
 
 
 @ASYNC
-async def test_at_least_90_percent_of_the_followup_table_is_answered_specifically(answer_service):
-    report = await analyze_snippet(answer_service, MIXED, "")
-    specific, misses = 0, []
-    for row in TABLE:
-        query = resolve(row["q"], report)
-        answer = await answer_for_run(answer_service, report["run_id"], row["q"])
-        ok = query.target in KINDS[row["expect"]] and row["shows"] in answer.text
-        specific += ok
-        if not ok:
-            misses.append(f"{row['lang']} {row['q']!r}: target {query.target}, want {query.want}\n{answer.text[:300]}")
-    print(f"\nfollow-up table: {specific}/{len(TABLE)} answered specifically without an LLM")
+async def test_at_least_90_percent_of_the_followup_table_is_answered_specifically(answer_service, mixed_report):
+    specific, misses = await _score(answer_service, mixed_report, TABLE, "follow-up table")
     assert specific >= 0.9 * len(TABLE), "\n\n".join(misses)
+
+
+@ASYNC
+async def test_at_least_80_percent_of_the_held_out_questions_are_answered_specifically(answer_service, mixed_report):
+    specific, misses = await _score(answer_service, mixed_report, HELDOUT, "held-out follow-ups")
+    assert specific >= 0.8 * len(HELDOUT), "\n\n".join(misses)
 
 
 @ASYNC

@@ -19,6 +19,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 MIXED = "".join(f"# {n}\n{(FIXTURES.parent.parent / 'ui' / 'fixtures' / 'mixed_project' / n).read_text()}\n"
                 for n in ("mob.gd", "hud.gd"))
 ENEMY = (FIXTURES / "enemy_g3.txt").read_text()
+HERO = ('# hero.gd\nextends KinematicBody2D\n\nexport var health = 100 setget set_health\n'
+        'onready var anim = $AnimationPlayer\n\nfunc set_health(v):\n\thealth = v\n')
+"""One line, two rules (`export` and `setget`): the issue's "что делать с setget?" script."""
 
 
 def _one_code_block(text: str) -> str:
@@ -73,3 +76,48 @@ async def test_conversation_memory_is_per_thread_and_resolves_it(answer_service)
     history = [("user", f"explain chunk {mob['chunk_order'] + 1}"), ("assistant", "...")]
     ans = await answer_for_run(answer_service, report["run_id"], "convert it to Godot 4", history=history)
     assert ans.chunk_ids == [mob["chunk_id"]] and "_physics_process" in ans.text
+
+
+async def test_the_whole_script_is_asked_for_in_any_wording(answer_service):
+    report = await analyze_snippet(answer_service, ENEMY, "")
+    asks = ("show me the whole thing in Godot 4", "full script please", "entire file in godot 4",
+            "all of it in godot 4", "全部转成 Godot 4", "整个文件", "전체 코드 보여줘", "перепиши целиком",
+            "полностью под Godot 4", "весь код для Godot 4")
+    for question in asks:
+        ans = await answer_for_run(answer_service, report["run_id"], question)
+        assert "extends CharacterBody2D" in _one_code_block(ans.text), (question, ans.text)
+
+
+async def test_a_line_is_read_in_its_file_and_an_empty_one_points_to_the_nearest_change(answer_service):
+    report = await analyze_snippet(answer_service, MIXED, "")
+    run = report["run_id"]
+    by_name = {(c["source_file"], c.get("name")): c["chunk_id"] for c in report["chunks"]}
+    blank = await answer_for_run(answer_service, run, "第11行怎么改?")  # mob.gd line 11 is empty; hud.gd's is code
+    assert blank.text.startswith("`mob.gd` 的第 11 行是空行") and "最近的修改在第 10 行" in blank.text, blank.text
+    assert "move_and_slide()" in blank.text and blank.chunk_ids == [by_name["mob.gd", "_physics_process"]]
+    ko = await answer_for_run(answer_service, run, "11번째 줄 어떻게 고쳐?")
+    assert "빈 줄" in ko.text and "10행" in ko.text, ko.text
+    code = await answer_for_run(answer_service, run, "how do I fix line 12?")  # `func hurt():`, no change itself
+    assert code.text.startswith("Line 12 of `mob.gd` needs no change") and by_name["mob.gd", "hurt"] in code.chunk_ids
+    named = await answer_for_run(answer_service, run, "line 11 of hud.gd")
+    assert named.chunk_ids == [by_name["hud.gd", "_on_start_button_pressed"]], named.text
+    past = await answer_for_run(answer_service, run, "что со строкой 40?")
+    assert "строки 40 нет" in past.text and "await get_tree().create_timer(0.2).timeout" in past.text, past.text
+
+
+async def test_a_construct_is_answered_once_with_what_to_do_and_why_citing_its_page(answer_service):
+    report = await analyze_snippet(answer_service, HERO, "")
+    run = report["run_id"]
+    ru = await answer_for_run(answer_service, run, "что делать с setget?")
+    print("\n" + ru.text)
+    assert "@export var health = 100: set = set_health" in _one_code_block(ru.text)
+    assert "Почему: `setget` убран" in ru.text and "Ещё в этой строке:" in ru.text
+    cited = re.search(r"^\[1\] setget -> set/get — https://\S+#properties-setters-and-getters$", ru.text, re.M)
+    assert cited, ru.text
+    en = await answer_for_run(answer_service, run, "what do I do with export?")
+    assert en.text.count("```gdscript") == 1, en.text
+    assert re.search(r"^\[1\] export -> @export", en.text, re.M), en.text
+    mixed = await analyze_snippet(answer_service, MIXED, "")
+    kb = await answer_for_run(answer_service, mixed["run_id"], "what do I do with setget?")  # not in MIXED
+    assert "`setget` does not appear" in kb.text and "Why: `setget` was removed" in kb.text, kb.text
+    assert "#properties-setters-and-getters" in kb.text
