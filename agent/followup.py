@@ -38,51 +38,6 @@ _CODE_LINE = re.compile(
 _URL = re.compile(r"https?://|www\.", re.I)
 _RATIONALE_IDS = re.compile(r"\[([^\[\]]+)\]")
 
-_FP: dict[str, dict[str, str]] = {
-    "empty": {"en": "is empty", "ko": "빈 줄이라", "zh": "是空行", "ru": "пустая"},
-    "comment": {"en": "is a comment", "ko": "주석이라", "zh": "是注释", "ru": "это комментарий"},
-    "line_blank": {
-        "en": "Line {line} of `{path}` {what}, so there is nothing to change on it.",
-        "ko": "`{path}`의 {line}행은 {what} 바꿀 것이 없습니다.",
-        "zh": "`{path}` 的第 {line} 行{what}，没有需要修改的内容。",
-        "ru": "Строка {line} в `{path}` {what} — менять в ней нечего.",
-    },
-    "past_end": {
-        "en": "`{path}` has only {n} lines, so it has no line {line}.",
-        "ko": "`{path}`은(는) {n}행까지라 {line}행이 없습니다.",
-        "zh": "`{path}` 只有 {n} 行，没有第 {line} 行。",
-        "ru": "В `{path}` всего {n} строк, строки {line} нет.",
-    },
-    "nearest_change": {
-        "en": "The nearest change is on line {near}:",
-        "ko": "가장 가까운 변경은 {near}행입니다:",
-        "zh": "最近的修改在第 {near} 行：",
-        "ru": "Ближайшее изменение — в строке {near}:",
-    },
-    "nearest_code": {
-        "en": "`{path}` needs no change for Godot 4; the nearest code is {chunk}:",
-        "ko": "`{path}`은(는) Godot 4에서 바꿀 것이 없습니다. 가장 가까운 코드는 {chunk}입니다:",
-        "zh": "`{path}` 在 Godot 4 中无需修改；最近的代码是 {chunk}：",
-        "ru": "`{path}` для Godot 4 менять не нужно; ближайший код — {chunk}:",
-    },
-    "which_file_line": {
-        "en": "Line {line} could be in {files}; which file do you mean (e.g. \"line {line} of `{first}`\")?",
-        "ko": "{line}행은 {files} 중 어느 파일의 줄인가요? (예: \"`{first}` {line}행\")",
-        "zh": "第 {line} 行可能在 {files} 中；你指的是哪个文件（例如“`{first}` 第 {line} 行”）？",
-        "ru": "Строка {line} может быть в {files}; какой файл вы имеете в виду (например, «`{first}`, строка {line}»)?",
-    },
-    "which_file": {
-        "en": "Several scripts need changes ({files}); which one do you want in Godot 4 "
-              "(e.g. \"`{first}` in Godot 4\")?",
-        "ko": "바꿔야 할 스크립트가 여러 개입니다 ({files}). 어느 것을 Godot 4로 볼까요? (예: \"`{first}` Godot 4로\")",
-        "zh": "有多个脚本需要修改（{files}）；你想看哪一个的 Godot 4 版本（例如“把 `{first}` 转成 Godot 4”）？",
-        "ru": "Изменения нужны в нескольких скриптах ({files}); какой показать для Godot 4 "
-              "(например, «`{first}` для Godot 4»)?",
-    },
-    "do_this": {"en": "What to do in Godot 4:", "ko": "Godot 4에서는 이렇게 쓰세요:", "zh": "在 Godot 4 中这样写：",
-                "ru": "Что сделать в Godot 4:"},
-    "also": {"en": "Also on this line:", "ko": "이 줄의 다른 변경:", "zh": "这一行还有：", "ru": "Ещё в этой строке:"},
-}
 """Follow-up sentences that agent/answer/phrases.py does not hold, in the same four languages."""
 
 _WHY_RULE: dict[str, dict[str, str]] = {
@@ -185,9 +140,6 @@ def _after(label: str, text: str) -> str:
     return f"{label}{text}" if label.endswith("：") else f"{label} {text}"
 
 
-def _fp(key: str, language: str, **values: object) -> str:
-    table = _FP[key]
-    return table.get(language, table["en"]).format(**values)
 
 
 def _rule_of(change: Mapping[str, Any]) -> str:
@@ -475,14 +427,14 @@ def changes_answer(query: FollowupQuery, ctx: FollowupContext, question: str, la
         new, cited = lead.get("new"), cites.cite(lead.get("evidence_id"))
         if new:
             code = "\n".join(part.strip() for part in str(new).split(";")) if "; " in str(new) else str(new)
-            lines += [f"{_fp('do_this', language)}{cited}", "```gdscript", code.rstrip(), "```"]
+            lines += [f"{phrase('do_this', language)}{cited}", "```gdscript", code.rstrip(), "```"]
         else:
             key = "removed_in_4" if lead.get("change_type") == "removed" else "no_one_line"
             lines.append(phrase(key, language, note="") + cited)
         lines.append(_after(phrase("why_inline", language), why_change(lead, language)))
         for other in group[1:]:
             also = why_change(other, language) + cites.cite(other.get("evidence_id"))
-            lines.append(_after(_fp("also", language), also))
+            lines.append(_after(phrase("also", language), also))
         quotes = [(rid, docs_gist(ref, limit=400))
                   for rid in _docs_of_line(lead["chunk"], lead["line"], lead.get("evidence_id"))
                   if (ref := inp.evidence.get(rid)) is not None and ref.table == "docs_chunks" and ref.content]
@@ -516,15 +468,15 @@ def line_answer(query: FollowupQuery, ctx: FollowupContext, question: str, langu
         last = max([int(c.get("end_line") or 0) for c in ctx.report.get("chunks") or []
                     if c.get("source_file") == chunk.get("source_file")]
                    + [len((ctx.file_texts.get(str(chunk.get("source_file"))) or "").splitlines())])
-        head = _fp("past_end", language, path=path, n=last, line=query.line)
+        head = phrase("past_end", language, path=path, n=last, line=query.line)
     else:
-        head = _fp("line_blank", language, line=query.line, path=path, what=_fp(query.blank, language))
+        head = phrase("line_blank", language, line=query.line, path=path, what=phrase(query.blank, language))
     if query.changes:
         inner = changes_answer(query, ctx, question, language)
-        near = _fp("nearest_change", language, near=query.changes[0]["line"])
+        near = phrase("nearest_change", language, near=query.changes[0]["line"])
     else:
         inner = explain(chunk, ctx, question, language)
-        near = _fp("nearest_code", language, path=path,
+        near = phrase("nearest_code", language, path=path,
                    chunk=phrase("in_chunk", language, n=chunk_number_of(chunk), name=chunk.get("name") or "?"))
     return FollowupAnswer(f"{head}{'' if language == 'zh' else ' '}{near}\n\n{inner.text}", inner.chunk_ids)
 
@@ -534,8 +486,8 @@ def which_file(query: FollowupQuery, language: str) -> FollowupAnswer:
     files = [f"`{'snippet.gd' if f.startswith('pasted://') else f}`" for f in query.files[:8]]
     first = files[0].strip("`") if files else "player.gd"
     if query.target == "line":
-        return FollowupAnswer(_fp("which_file_line", language, line=query.line, files=", ".join(files), first=first))
-    return FollowupAnswer(_fp("which_file", language, files=", ".join(files), first=first))
+        return FollowupAnswer(phrase("which_file_line", language, line=query.line, files=", ".join(files), first=first))
+    return FollowupAnswer(phrase("which_file", language, files=", ".join(files), first=first))
 
 
 _KIND_WORD: dict[str, dict[str, str]] = {

@@ -370,6 +370,50 @@ _P: dict[str, dict[str, str]] = {
         "zh": "被标记的代码块：{items}。",
         "ru": "Помеченные фрагменты: {items}.",
     },
+    # follow-ups (agent/followup.py): a line asked about, the nearest change, which file
+    "empty": {"en": "is empty", "ko": "빈 줄이라", "zh": "是空行", "ru": "пустая"},
+    "comment": {"en": "is a comment", "ko": "주석이라", "zh": "是注释", "ru": "это комментарий"},
+    "line_blank": {
+        "en": "Line {line} of `{path}` {what}, so there is nothing to change on it.",
+        "ko": "`{path}`의 {line}행은 {what} 바꿀 것이 없습니다.",
+        "zh": "`{path}` 的第 {line} 行{what}，没有需要修改的内容。",
+        "ru": "Строка {line} в `{path}` {what} — менять в ней нечего.",
+    },
+    "past_end": {
+        "en": "`{path}` has only {n} lines, so it has no line {line}.",
+        "ko": "`{path}`은(는) {n}행까지라 {line}행이 없습니다.",
+        "zh": "`{path}` 只有 {n} 行，没有第 {line} 行。",
+        "ru": "В `{path}` всего {n} строк, строки {line} нет.",
+    },
+    "nearest_change": {
+        "en": "The nearest change is on line {near}:",
+        "ko": "가장 가까운 변경은 {near}행입니다:",
+        "zh": "最近的修改在第 {near} 行：",
+        "ru": "Ближайшее изменение — в строке {near}:",
+    },
+    "nearest_code": {
+        "en": "`{path}` needs no change for Godot 4; the nearest code is {chunk}:",
+        "ko": "`{path}`은(는) Godot 4에서 바꿀 것이 없습니다. 가장 가까운 코드는 {chunk}입니다:",
+        "zh": "`{path}` 在 Godot 4 中无需修改；最近的代码是 {chunk}：",
+        "ru": "`{path}` для Godot 4 менять не нужно; ближайший код — {chunk}:",
+    },
+    "which_file_line": {
+        "en": "Line {line} could be in {files}; which file do you mean (e.g. \"line {line} of `{first}`\")?",
+        "ko": "{line}행은 {files} 중 어느 파일의 줄인가요? (예: \"`{first}` {line}행\")",
+        "zh": "第 {line} 行可能在 {files} 中；你指的是哪个文件（例如“`{first}` 第 {line} 行”）？",
+        "ru": "Строка {line} может быть в {files}; какой файл вы имеете в виду (например, «`{first}`, строка {line}»)?",
+    },
+    "which_file": {
+        "en": "Several scripts need changes ({files}); which one do you want in Godot 4 "
+              "(e.g. \"`{first}` in Godot 4\")?",
+        "ko": "바꿔야 할 스크립트가 여러 개입니다 ({files}). 어느 것을 Godot 4로 볼까요? (예: \"`{first}` Godot 4로\")",
+        "zh": "有多个脚本需要修改（{files}）；你想看哪一个的 Godot 4 版本（例如“把 `{first}` 转成 Godot 4”）？",
+        "ru": "Изменения нужны в нескольких скриптах ({files}); какой показать для Godot 4 "
+              "(например, «`{first}` для Godot 4»)?",
+    },
+    "do_this": {"en": "What to do in Godot 4:", "ko": "Godot 4에서는 이렇게 쓰세요:", "zh": "在 Godot 4 中这样写：",
+                "ru": "Что сделать в Godot 4:"},
+    "also": {"en": "Also on this line:", "ko": "이 줄의 다른 변경:", "zh": "这一行还有：", "ru": "Ещё в этой строке:"},
 }
 
 
