@@ -68,6 +68,23 @@ _GODOT3_NODES = {
 }
 _VALUE_CHANGES = frozenset(old for _, old in changes.resource_changes().scaled)
 """Renamed properties whose value changes too (`extents` -> `size`, doubled): never a rename alone."""
+
+
+def _scaled() -> dict[str, tuple[str, float]]:
+    """old -> (new, factor) for the scaled properties whose every class agrees (`extents` -> `size`, x2)."""
+    rows: dict[str, set[tuple[str, float]]] = {}
+    for (_, old), (new, factor) in changes.resource_changes().scaled.items():
+        rows.setdefault(old, set()).add((new, factor))
+    return {old: next(iter(v)) for old, v in rows.items() if len(v) == 1}
+
+
+_SCALED = _scaled()
+_DEGREES = 0.017453292519943295
+_OPERANDS = frozenset({"identifier", "integer", "float", "attribute", "call", "subscript", "parenthesized_expression",
+                       "get_node"})
+"""Expressions that stay one operand under `* 2` without parentheses."""
+_ASSIGNS = {"=": True, "+=": True, "-=": True, "*=": False, "/=": False}
+"""Assignment operators a scaled property takes, and whether the right side is scaled with it."""
 _VAR_PARAM = re.compile(r"[(,]\s*var\s+[A-Za-z_]")
 _PASCAL = re.compile(r"^[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*$")
 
@@ -266,6 +283,31 @@ class _Run:
         begin, end, text = found
         return Fix(edits=(Edit(start=len(code[:begin].encode()), end=len(code[:end].encode()), text=text),),
                    applicability="safe", why=f"Godot 4's form of `{api}` (agent/data/changes/calls.json)")
+
+    def scaled_fix(self, member: Node, name: str, new: str, factor: float) -> Fix | None:
+        """`s.extents = v` -> `s.size = (v) * 2`, a read `s.extents.x` -> `(s.size / 2).x`: the renamed property
+        with its value converted where it is written or read (degrees: `deg_to_rad`/`rad_to_deg`)."""
+        attr = member.parent
+        if attr is None or attr.type != "attribute" or member.prev_sibling is None:
+            return None
+        src = self.source
+        why = f"Godot 4's `{new}` is `{name}` converted (the converter's scaled properties)"
+        holder = attr.parent
+        if holder is not None and holder.type in ("assignment", "augmented_assignment") and holder.children \
+                and holder.children[0].id == attr.id:
+            op = _text(holder.children[1]) if len(holder.children) > 2 else ""
+            rhs = holder.children[-1]
+            if op not in _ASSIGNS:
+                return None
+            value = src[rhs.start_byte:rhs.end_byte].decode()
+            if _ASSIGNS[op]:
+                operand = value if rhs.type in _OPERANDS else f"({value})"
+                value = f"deg_to_rad({value})" if factor == _DEGREES else f"{operand} * {factor:g}"
+            return Fix(edits=(Edit(start=member.start_byte, end=member.end_byte, text=new),
+                              Edit(start=rhs.start_byte, end=rhs.end_byte, text=value)), applicability="safe", why=why)
+        head = src[attr.start_byte:member.start_byte].decode() + new
+        read = f"rad_to_deg({head})" if factor == _DEGREES else f"({head} / {factor:g})"
+        return Fix(edits=(Edit(start=attr.start_byte, end=member.end_byte, text=read),), applicability="safe", why=why)
 
     def moved_fix(self, member: Node, cls3: str, name: str) -> Fix | None:
         """A singleton's member Godot 4 moved to another singleton (renames.json: `OS.get_unix_time` ->
@@ -838,6 +880,12 @@ class _Run:
         if name in ("connect", "emit") and recv is not None:
             self.signal_member(dot, member, recv)
         if name in ("emit", "connect", "disconnect", "is_connected") and self.own_method_before(dot, cls):
+            return
+        if name in _SCALED and self.c.complete and name not in project and not self.api.defined_anywhere(V4, name):
+            new, factor = _SCALED[name]  # `extents` is half of `size`: the value is converted where it is used
+            self.report(member, "godot3-member", f"no Godot 4 class has `{name}`; Godot 4 has `{new}`, which is "
+                        + (f"`{name}` in radians" if factor == _DEGREES else f"`{name}` times {factor:g}"),
+                        fix=self.scaled_fix(member, name, new, factor))
             return
         # whatever the receiver: a Godot 3 member that no 4.x class and no project script has
         if self.c.complete and name not in project and not self.api.defined_anywhere(V4, name):

@@ -416,8 +416,8 @@ def _flat(text: str) -> str:
 def items_as_written(plan: ChunkPlan) -> list[SuggestedChange]:
     """The plan's items with each `new` as the migrated code holds it. The judge's item says what to change;
     the code may say it better (`await tween.tween_all_completed` became `await created_tween.finished`), and
-    what the user reads beside the code must be the code: an item whose `new` the code lacks takes the line,
-    of those that replaced its `old`, most like the judge's form."""
+    what the user reads beside the code must be the code: an item whose `old` and `new` the code both lacks
+    takes the line, of those that replaced its `old`, most like the two."""
     new_text = plan.text
     flat = _flat(new_text)
     old_lines, new_lines = plan.chunk.code_text.split("\n"), new_text.split("\n")
@@ -425,8 +425,8 @@ def items_as_written(plan: ChunkPlan) -> list[SuggestedChange]:
               if op[0] != "equal"]
     out = []
     for c in plan.items:
-        if not c.new or _flat(c.new) in flat or not c.old.strip():
-            out.append(c)
+        if not c.new or _flat(c.new) in flat or not c.old.strip() or _flat(c.old) in flat:
+            out.append(c)  # said as written, or not a change of text (the old code is still there)
             continue
         first = c.old.strip().split("\n")[0].strip()
         at = next((k for k, line in enumerate(old_lines) if first in line), None)
@@ -435,9 +435,16 @@ def items_as_written(plan: ChunkPlan) -> list[SuggestedChange]:
             out.append(c)
             continue
         lines = [x.strip() for x in new_lines[block[3]:block[4]] if x.strip()]
-        # the line of the replacing block most like the judge's form (`await tween.tween_all_completed` ->
-        # `await created_tween.finished`), else the block (a line removed: nothing replaced it)
-        best = max(lines, key=lambda x: difflib.SequenceMatcher(None, _flat(c.new), x).ratio(), default="")
+        if "." in c.old and re.fullmatch(r"[A-Za-z_$][\w.]*", c.old.strip()):  # a member: the same receiver's new one
+            head = re.escape(c.old.strip().rsplit(".", 1)[0] + ".")
+            renamed = [m.group(0) for x in lines for m in re.finditer(rf"(?<![\w.$]){head}\w+", x)]
+            if renamed:
+                out.append(c.model_copy(update={"new": renamed[0]}))
+                continue
+        # the line of the replacing block most like the old code and the judge's form together
+        # (`yield(tween, "tween_all_completed")` -> `await created_tween.finished`)
+        best = max(lines, key=lambda x: difflib.SequenceMatcher(None, _flat(c.new), x).ratio()
+                   + difflib.SequenceMatcher(None, _flat(c.old), x).ratio(), default="")
         out.append(c.model_copy(update={"new": best or None}))
     return out
 

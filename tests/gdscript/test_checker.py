@@ -51,6 +51,8 @@ def test_safe_fixes_leave_nothing_of_what_they_fix(full_api) -> None:
     # names; on an unknown receiver it may be a Dictionary key (`node.group`)
     assert 'load("res://enemy.tscn").instantiate()' in fixed and "if kids.is_empty():" in fixed
     assert "print(node.window_title, node.group)" in fixed
+    # a scaled property is renamed with its value converted where it is written and read
+    assert "box.size = Vector3.ONE * 2" in fixed and "print((box.size / 2).x)" in fixed
     after = check_files({path: fixed}, full_api)
     assert not [d for d in after.files[0].diagnostics if d.rule == "godot3-member"], after.text()
 

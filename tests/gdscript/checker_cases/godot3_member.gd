@@ -12,3 +12,6 @@ func apply(mat, node) -> void:
 	var kids: Array = enemy.get_children()
 	if kids.empty():  # expect: godot3-member
 		print(node.window_title, node.group)
+	var box := BoxShape3D.new()
+	box.extents = Vector3.ONE  # expect: godot3-member
+	print(box.extents.x)  # expect: godot3-member
