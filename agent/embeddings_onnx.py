@@ -29,6 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+from agent.embedding_config import resolve_model_path, resolve_precision
+from agent.settings import Settings
+
 log = logging.getLogger(__name__)
 
 RECIPE = "bert-fused-fp32-v1"
@@ -278,9 +281,6 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     log.setLevel(logging.INFO)
-    from agent.embeddings import resolve_model_path, resolve_precision
-    from agent.settings import Settings
-
     settings = Settings.from_env()
     try:
         if resolve_precision(settings.embedding_precision) != "float32":

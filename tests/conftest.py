@@ -104,7 +104,8 @@ def _fingerprint() -> str:
         h.update(name.encode())
         if p and p.exists():
             h.update(hashlib.sha256(p.read_bytes()).digest())
-    for pattern in ("agent/ingest/**/*.py", "agent/data/**/*", "sql/*.sql", "agent/embeddings.py"):
+    for pattern in ("agent/ingest/**/*.py", "agent/data/**/*", "sql/*.sql", "agent/embeddings.py",
+                    "agent/embeddings_onnx.py", "agent/embedding_config.py"):
         for p in sorted(PROJECT_ROOT.glob(pattern)):
             if p.is_file():
                 h.update(str(p.relative_to(PROJECT_ROOT)).encode())

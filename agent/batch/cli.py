@@ -1,8 +1,8 @@
 """`godot-rag batch submit | status | report | retry` and `godot-rag worker`.
 
-Same contract as the analysis commands (`agent.graph.cli`): `--format json` prints exactly one
-JSON object on stdout, failures are one stderr line and the documented exit code. The work is
-in `agent.batch`; these functions parse, call and print.
+Same contract as the analysis commands (`agent.graph.cli`), from the same `agent.cli_common`:
+`--format json` prints exactly one JSON object on stdout, failures are one stderr line and the
+documented exit code. The work is in `agent.batch`; these functions parse, call and print.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ import shlex
 import sys
 from typing import Any
 
-from agent.graph.cli import (
+from agent.cli_common import (
     OK,
     CliFailure,
-    _err,
-    _positive_int,
-    _settings,
-    _using_service,
-    _write_json,
     command,
+    err,
+    load_settings,
+    positive_int,
+    using_service,
+    write_json,
 )
 
 
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_retry)
 
     p = sub.add_parser("worker", help="run queued batch jobs until stopped (start as many as you like)")
-    p.add_argument("--concurrency", type=_positive_int, default=1, help="jobs at once in this process")
+    p.add_argument("--concurrency", type=positive_int, default=1, help="jobs at once in this process")
     p.add_argument("--queues", nargs="+", choices=("github", "local"), default=None,
                    help="only these queues (default: all)")
     p.add_argument("--name", default=None, help="the worker's name in logs")
@@ -89,7 +89,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     """`godot-rag batch submit FILE`."""
     from agent.batch.submit import submit
 
-    settings = _settings()
+    settings = load_settings()
     targets = _read_lines(args.file)
     if not targets:
         raise CliFailure(f"no targets in {args.file}: one GitHub URL, folder or zip per line")
@@ -100,9 +100,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
         return await _with_app(service, lambda app: submit(service, app, targets, prompt=args.prompt, judge=judge,
                                                            command=line))
 
-    result = _using_service(settings, go, reading_only=True)
+    result = using_service(settings, go, reading_only=True)
     if args.format == "json":
-        _write_json(result.model_dump(mode="json"))
+        write_json(result.model_dump(mode="json"))
         return OK
     print(f"batch {result.batch_id}: {result.queued} queued, {result.already_done} already done, "
           f"{len(result.refused)} refused" + (f", {result.duplicates} duplicate(s)" if result.duplicates else ""))
@@ -110,7 +110,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         print(f"  refused {r.target}: {r.reason}")
     sys.stdout.flush()
     if result.queued:
-        _err(f"run workers (`godot-rag worker`) and follow it with `godot-rag batch status {result.batch_id}`")
+        err(f"run workers (`godot-rag worker`) and follow it with `godot-rag batch status {result.batch_id}`")
     return OK
 
 
@@ -136,7 +136,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     """`godot-rag batch status ID`: once, or a live bar until the batch finishes when stderr is a terminal."""
     from agent.batch.models import FINAL_STATES
 
-    settings = _settings()
+    settings = load_settings()
     live = args.format == "text" and not args.no_wait and sys.stderr.isatty()
 
     async def go(service: Any, _: Any) -> Any:
@@ -158,9 +158,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         finally:
             bar.close()
 
-    status = _using_service(settings, go, reading_only=True)
+    status = using_service(settings, go, reading_only=True)
     if args.format == "json":
-        _write_json(status.model_dump(mode="json"))
+        write_json(status.model_dump(mode="json"))
     else:
         print(_status_line(status))
     return OK
@@ -172,7 +172,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from agent.batch.models import BatchReport
     from agent.batch.store import BatchStore
 
-    settings = _settings()
+    settings = load_settings()
 
     async def go(service: Any, _: Any) -> BatchReport:
         store = BatchStore(service.pool)
@@ -186,9 +186,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             items=items,
         )
 
-    report = _using_service(settings, go, reading_only=True)
+    report = using_service(settings, go, reading_only=True)
     if args.format == "json":
-        _write_json(report.model_dump(mode="json"))
+        write_json(report.model_dump(mode="json"))
         return OK
     print(_status_line(report.status))
     for i in report.items:
@@ -204,7 +204,7 @@ def cmd_retry(args: argparse.Namespace) -> int:
     """`godot-rag batch retry ID`."""
     from agent.batch.submit import retry_failed
 
-    settings = _settings()
+    settings = load_settings()
 
     async def go(service: Any, _: Any) -> int:
         try:
@@ -212,9 +212,9 @@ def cmd_retry(args: argparse.Namespace) -> int:
         except KeyError:
             raise CliFailure(f"no batch {args.batch_id!r}", error="unknown_batch") from None
 
-    queued = _using_service(settings, go, reading_only=True)
+    queued = using_service(settings, go, reading_only=True)
     if args.format == "json":
-        _write_json({"batch_id": args.batch_id, "queued": queued})
+        write_json({"batch_id": args.batch_id, "queued": queued})
     else:
         print(f"batch {args.batch_id}: {queued} failed target(s) queued again")
     return OK
@@ -225,47 +225,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     """`godot-rag worker`: runs jobs until SIGINT/SIGTERM (running jobs finish first)."""
     from agent.batch.queue import serve
 
-    settings = _settings()
-    _err(f"worker {args.name or os.getpid()}: concurrency {args.concurrency}, "
-         f"queues {', '.join(args.queues) if args.queues else 'all'}")
+    settings = load_settings()
+    err(f"worker {args.name or os.getpid()}: concurrency {args.concurrency}, "
+        f"queues {', '.join(args.queues) if args.queues else 'all'}")
     try:
         asyncio.run(serve(settings, concurrency=args.concurrency, queues=args.queues, name=args.name))
     except KeyboardInterrupt:
         pass
-    return OK
-
-
-def export_corpus_command(args: argparse.Namespace) -> int:
-    """`godot-rag export corpus --batch ID --out DIR [--min-confidence X]` (reached through `export`)."""
-    from pathlib import Path
-
-    from agent.batch.corpus import export_corpus
-
-    if args.run_id != "corpus" or not args.batch or not args.out:
-        raise CliFailure("a corpus export is `godot-rag export corpus --batch ID --out DIR`")
-    if not 0.0 <= args.min_confidence <= 1.0:
-        raise CliFailure(f"--min-confidence must be between 0 and 1, got {args.min_confidence}")
-    out = Path(args.out).expanduser()
-    if out.exists() and not out.is_dir():
-        raise CliFailure(f"cannot write the corpus to {args.out}: it is a file")
-    settings = _settings()
-    line = "godot-rag " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-
-    async def go(service: Any, _: Any) -> Any:
-        try:
-            return await export_corpus(service, args.batch, out, min_confidence=args.min_confidence, command=line)
-        except KeyError:
-            raise CliFailure(f"no batch {args.batch!r}", error="unknown_batch") from None
-
-    result = _using_service(settings, go, reading_only=True)
-    if args.format == "json":
-        from dataclasses import asdict
-
-        _write_json(asdict(result))
-        return OK
-    print(f"corpus {result.out}: {result.projects_added} project(s) and {result.chunks_added} chunk(s) added, "
-          f"{result.already_exported} already there, {result.not_finished} not finished"
-          + (f", {result.below_confidence} chunk(s) below --min-confidence" if result.below_confidence else ""))
-    for conflict in result.conflicts:
-        _err(conflict)
     return OK

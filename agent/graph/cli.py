@@ -12,35 +12,24 @@ database that cannot be reached. A failure's JSON is `{"status": "failed", "erro
 from __future__ import annotations
 
 import argparse
-import asyncio
-import functools
-import json
-import logging
 import os
-import signal
+import shlex
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agent.redact import redact
-from agent.settings import Settings
-
-log = logging.getLogger(__name__)
-
-OK, FAILED, BAD_INPUT = 0, 1, 2
-"""The exit codes (README: "Exit codes")."""
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+# The contract shared with agent.batch.cli (exit codes, failures, output, the service) lives in
+# agent.cli_common; this module's commands keep the names they always used. `failure_json` is
+# imported from here by agent.cli.
+from agent.cli_common import FAILED, OK, CliFailure, command, failure_json  # noqa: F401
+from agent.cli_common import Progress as _Progress
+from agent.cli_common import err as _err
+from agent.cli_common import load_settings as _settings
+from agent.cli_common import positive_int as _positive_int
+from agent.cli_common import print_report as _print_report
+from agent.cli_common import using_service as _using_service
+from agent.cli_common import write_json as _write_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -98,234 +87,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_export)
 
 
-# ---- failures and interruptions ------------------------------------------------------------------
-
-
-class CliFailure(Exception):
-    """A command that cannot do what was asked: `reason` for the user, `error` a stable kind for scripts."""
-
-    def __init__(self, reason: str, *, error: str = "bad_input", code: int = BAD_INPUT, run_id: str | None = None):
-        super().__init__(reason)
-        self.reason, self.error, self.code, self.run_id = reason, error, code, run_id
-
-
-class Interrupted(Exception):
-    """SIGINT or SIGTERM arrived; `report` is the interrupted run's report when the run exists."""
-
-    def __init__(self, signame: str, run_id: str | None, report: dict[str, Any] | None):
-        super().__init__(signame)
-        self.signame, self.run_id, self.report = signame, run_id, report
-
-
-def _err(message: str) -> None:
-    print(f"godot-rag: {redact(message, _secrets())}", file=sys.stderr)
-
-
-def _secrets() -> tuple[str | None, ...]:
-    """Exact values no message may contain (read from the environment; never printed)."""
-    return tuple(os.environ.get(name) for name in ("GODOT_RAG_DATABASE_URL", "GODOT_RAG_LLM_API_KEY", "DISCORD_TOKEN"))
-
-
-def failure_json(reason: str, *, error: str, code: int, run_id: str | None = None) -> dict[str, Any]:
-    """The one JSON object `--format json` prints when a command fails before or without a report."""
-    return {"status": "failed", "error": error, "reason": redact(reason, _secrets()), "run_id": run_id,
-            "exit_code": code}
-
-
-def _emit_failure(fmt: str, failure: CliFailure) -> int:
-    _err(failure.reason)
-    if fmt == "json":
-        _write_json(failure_json(failure.reason, error=failure.error, code=failure.code, run_id=failure.run_id))
-    return failure.code
-
-
-def _write_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
-
-
-def _classify(exc: BaseException, run_id: str | None) -> CliFailure:
-    """Map what a command raised to the user's reason, the error kind and the exit code."""
-    from agent.graph.service import RunBusyError
-    from agent.intake import IntakeError
-    from agent.storage import DatabaseError
-
-    if isinstance(exc, CliFailure):
-        return exc
-    if isinstance(exc, IntakeError):
-        return CliFailure(str(exc), run_id=run_id)
-    if isinstance(exc, DatabaseError):
-        return CliFailure(
-            f"the database cannot be used: {' '.join(str(exc).split())} (check GODOT_RAG_DATABASE_URL, or unset it for the embedded one)",
-            error="database", run_id=run_id,
-        )
-    if isinstance(exc, RunBusyError):
-        return CliFailure(str(exc), error="run_busy", run_id=run_id)
-    if isinstance(exc, KeyError) and run_id is not None and exc.args == (run_id,):
-        return CliFailure(f"no run {run_id!r} (see `godot-rag runs`)", error="unknown_run", run_id=run_id)
-    log.debug("command failed", exc_info=exc)
-    return CliFailure(
-        f"internal error: {type(exc).__name__}: {exc} (run with -v for details)",
-        error="internal", code=FAILED, run_id=run_id,
-    )
-
-
-def command(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Run a command so that every way it can end is one stderr line, one JSON object with
-    `--format json`, and the documented exit code; an interrupted run names its resume command."""
-
-    @functools.wraps(func)
-    def wrapper(args: argparse.Namespace) -> int:
-        fmt = getattr(args, "format", "text")
-        try:
-            return func(args)
-        except Interrupted as stop:
-            return _report_interrupted(stop, fmt)
-        except KeyboardInterrupt:  # before or after the event loop (intake, a git fetch, printing)
-            return _report_interrupted(Interrupted("SIGINT", None, None), fmt)
-        except Exception as exc:
-            if logging.getLogger().isEnabledFor(logging.DEBUG):
-                log.exception("command failed")
-            return _emit_failure(fmt, _classify(exc, getattr(args, "run_id", None)))
-
-    return wrapper
-
-
-def _report_interrupted(stop: Interrupted, fmt: str) -> int:
-    if stop.report is not None:
-        rid = stop.run_id
-        _err(f"interrupted ({stop.signame}); run {rid} is resumable: godot-rag resume {rid}")
-        if fmt == "json":
-            _write_json(stop.report)
-        else:
-            _print_report(stop.report, fmt)
-        return FAILED
-    _err(f"interrupted ({stop.signame}) before the analysis started: nothing was changed")
-    if fmt == "json":
-        _write_json({"status": "interrupted", "error": "interrupted",
-                     "reason": f"{stop.signame} before the analysis started", "run_id": None,
-                     "exit_code": FAILED})
-    return FAILED
-
-
-# ---- output --------------------------------------------------------------------------------------
-
-
-def _print_report(report: dict[str, Any], fmt: str) -> int:
-    from agent.graph.report import render_text
-
-    if fmt == "json":
-        _write_json(report)
-    else:
-        sys.stdout.write(render_text(report) + "\n")
-        sys.stdout.flush()
-    return OK if report["status"] == "completed" else FAILED
-
-
-class _Progress:
-    """A tqdm bar on stderr fed by progress events."""
-
-    def __init__(self) -> None:
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=0, unit="chunk", file=sys.stderr, mininterval=0.5, desc="analyze")
-
-    async def __call__(self, event: Any) -> None:
-        if event.total and self.bar.total != event.total:
-            self.bar.total = event.total
-        if event.kind == "files" and event.message:
-            self.bar.write(event.message, file=sys.stderr)
-        if event.kind == "chunk_status" and event.status == "processing":
-            self.bar.set_postfix_str(f"{event.source_file}:{event.start_line}-{event.end_line}", refresh=False)
-        if event.kind == "chunk_status" and event.status == "failed":
-            self.bar.write(f"failed {event.source_file}:{event.start_line}: {event.message}", file=sys.stderr)
-        if event.done != self.bar.n:
-            self.bar.n = event.done
-            self.bar.refresh()
-
-    def close(self) -> None:
-        self.bar.close()
-
-
-# ---- the service, with stop signals turned into a resumable interruption -------------------------
-
-
-def _using_service(
-    settings: Settings,
-    call: Callable[[Any, _Progress | None], Awaitable[Any]],
-    *,
-    reading_only: bool = False,
-    progress: bool = False,
-    run_id: str | None = None,
-) -> Any:
-    """Open the service, await `call(service, progress_bar)`, and close both whatever happens.
-
-    SIGINT and SIGTERM cancel the call: the service marks the run interrupted (finished chunks
-    kept, chunks in flight `stopped`), and `Interrupted` carries the run's report when `run_id`
-    names a run that exists. A second signal ends the process at once (the run stays resumable,
-    as after kill -9).
-    """
-
-    async def run() -> Any:
-        from agent.graph.service import AnalysisService
-
-        task = asyncio.current_task()
-        assert task is not None
-        loop = asyncio.get_running_loop()
-        caught: list[str] = []
-        working = [True]  # a signal once the call has returned only waits for the clean-up
-
-        def stop(sig: signal.Signals) -> None:
-            if caught:  # the second one: no more waiting
-                signal.signal(sig, signal.SIG_DFL)
-                os.kill(os.getpid(), sig)
-            caught.append(sig.name)
-            if working[0]:
-                task.cancel()
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop, sig)
-        service = None
-        bar = None
-        try:
-            try:
-                service = await AnalysisService.create(settings, reading_only=reading_only)
-                bar = _Progress() if progress else None
-                result = await call(service, bar)
-                working[0] = False
-                return result
-            except asyncio.CancelledError:
-                if not caught:
-                    raise
-                working[0] = False
-                task.uncancel()
-                report = None
-                if service is not None and run_id is not None:
-                    try:
-                        report = await service.report(run_id)
-                    except KeyError:  # stopped before the run was created
-                        report = None
-                raise Interrupted(caught[0], run_id, report) from None
-        finally:
-            working[0] = False
-            if bar is not None:
-                bar.close()
-            if service is not None:
-                await service.close()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(sig)
-
-    return asyncio.run(run())
-
-
-def _settings() -> Settings:
-    """The environment's settings; a malformed variable is bad input (exit 2), not a crash."""
-    try:
-        return Settings.from_env()
-    except ValueError as exc:
-        raise CliFailure(str(exc), error="config") from None
-
-
 async def _warn_if_kb_empty(service: Any) -> None:
     counts = await service.kb_counts()
     if not any(counts.values()):
@@ -372,9 +133,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_migrate(args: argparse.Namespace) -> int:
     """`godot-rag migrate TARGET (--out DIR | --patch FILE)`: the migration engine on the intake's files."""
     from agent.intake import intake_target
-    from agent.intake.raw import raw_files
+    from agent.intake.raw import raw_files, with_shaders
     from agent.migrate.patch import summary_text, unified_diff, write_copy
-    from agent.migrate.shaders import SHADER_SUFFIXES
 
     settings = _settings()
     out = Path(args.out).expanduser() if args.out else None
@@ -384,14 +144,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     if patch is not None and patch.exists():
         raise CliFailure(f"cannot write to {args.patch}: the file exists (nothing is written over)")
     intake = intake_target(args.target, settings=settings)
-    files = intake.expansion.texts()
-    raw = raw_files(args.target, settings, texts=files)
-    for path, data in raw.data.items():  # shader files: not judged by the analysis, migrated here
-        if path.endswith(SHADER_SUFFIXES) and path not in files:
-            try:
-                files[path] = data.decode("utf-8")
-            except UnicodeDecodeError:
-                continue
+    raw = raw_files(args.target, settings, texts=intake.expansion.texts())
+    files = with_shaders(intake.expansion.texts(), raw)
 
     async def migrate(service: Any, _progress: Any) -> Any:
         await _warn_if_kb_empty(service)
@@ -508,8 +262,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     from agent.runs.store import dumps
 
     if args.batch is not None or args.run_id == "corpus":
-        from agent.batch.cli import export_corpus_command
-
         return export_corpus_command(args)
 
     settings = _settings()
@@ -524,4 +276,42 @@ def cmd_export(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliFailure(f"cannot write to {args.out}: {exc.strerror or exc}") from None
     _err(f"wrote {len(rows)} record(s) to {args.out}")
+    return OK
+
+
+def export_corpus_command(args: argparse.Namespace) -> int:
+    """`godot-rag export corpus --batch ID --out DIR [--min-confidence X]` (reached through `export`).
+
+    It lives next to `export`, whose `--batch` and `--min-confidence` it reads, so that this module
+    never imports agent.batch.cli (the two command modules imported each other: issue 46).
+    """
+    from agent.batch.corpus import export_corpus
+
+    if args.run_id != "corpus" or not args.batch or not args.out:
+        raise CliFailure("a corpus export is `godot-rag export corpus --batch ID --out DIR`")
+    if not 0.0 <= args.min_confidence <= 1.0:
+        raise CliFailure(f"--min-confidence must be between 0 and 1, got {args.min_confidence}")
+    out = Path(args.out).expanduser()
+    if out.exists() and not out.is_dir():
+        raise CliFailure(f"cannot write the corpus to {args.out}: it is a file")
+    settings = _settings()
+    line = "godot-rag " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+    async def go(service: Any, _: Any) -> Any:
+        try:
+            return await export_corpus(service, args.batch, out, min_confidence=args.min_confidence, command=line)
+        except KeyError:
+            raise CliFailure(f"no batch {args.batch!r}", error="unknown_batch") from None
+
+    result = _using_service(settings, go, reading_only=True)
+    if args.format == "json":
+        from dataclasses import asdict
+
+        _write_json(asdict(result))
+        return OK
+    print(f"corpus {result.out}: {result.projects_added} project(s) and {result.chunks_added} chunk(s) added, "
+          f"{result.already_exported} already there, {result.not_finished} not finished"
+          + (f", {result.below_confidence} chunk(s) below --min-confidence" if result.below_confidence else ""))
+    for conflict in result.conflicts:
+        _err(conflict)
     return OK

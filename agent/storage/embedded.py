@@ -35,6 +35,8 @@ from typing import Any, Iterator
 
 import psycopg
 
+from agent.storage.locks import MIGRATION_LOCK_KEY
+
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 60.0
@@ -330,11 +332,9 @@ def self_check(server: EmbeddedServer, url: str, statements: tuple[str, ...] = S
     since = _log_size(pgdata)
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=30) as conn:
-            from agent.storage.migrate import _LOCK_KEY  # (db imports this module)
-
             # the migrations' lock: processes starting together on a fresh home would otherwise race
             # each other's CREATE EXTENSION (the loser fails with a unique violation)
-            conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+            conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             for stmt in statements:
                 conn.execute(stmt)

@@ -16,12 +16,12 @@ import psycopg
 
 from agent.settings import PROJECT_ROOT, Settings
 from agent.storage.db import configure_connection
+from agent.storage.locks import MIGRATION_LOCK_KEY
 
 log = logging.getLogger(__name__)
 
 SQL_DIR = PROJECT_ROOT / "sql"
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
-_LOCK_KEY = 0x60D07A6  # arbitrary, fixed: "godot rag"
 
 
 def migration_files(sql_dir: Path = SQL_DIR) -> list[tuple[int, Path]]:
@@ -50,7 +50,7 @@ def _queue_schema(conn: psycopg.Connection) -> str:
 def migrate(conn: psycopg.Connection, settings: Settings, sql_dir: Path = SQL_DIR) -> list[str]:
     """Apply pending migrations; return the names applied now. Idempotent."""
     applied_now: list[str] = []
-    conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+    conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
     try:
         conn.execute("CREATE SCHEMA IF NOT EXISTS godot_rag")
         conn.execute(
@@ -73,6 +73,6 @@ def migrate(conn: psycopg.Connection, settings: Settings, sql_dir: Path = SQL_DI
             log.info("applied migration %s", path.name)
             applied_now.append(path.name)
     finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
+        conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
     configure_connection(conn)  # the vector type exists now
     return applied_now
