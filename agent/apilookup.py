@@ -134,6 +134,12 @@ def lookup_api(index: ApiIndex, table: MappingTable | None, name: str, version: 
 _CALLED = re.compile(r"(?:\b([A-Z]\w*)\.)?([a-z_]\w*)\(")
 
 
+def _called(index: ApiIndex, text: str) -> list[str]:
+    """The calls a form or note writes (`JSON.parse_string`, `tween_property`) that 4.x defines."""
+    return [f"{c}.{m}" if c else m for c, m in _CALLED.findall(text)
+            if (index.lookup(V4, c, m) if c else index.defined_anywhere(V4, m))]
+
+
 def engine_successors(index: ApiIndex, cls: str | None, member: str | None) -> tuple[list[str], list[str]]:
     """(4.x names, forms) the migration engine knows for `cls.member` or a bare member: the member renames
     (the checker's `successor`), the call forms (agent/data/changes/calls.json), the Tween node's methods and the
@@ -154,8 +160,7 @@ def engine_successors(index: ApiIndex, cls: str | None, member: str | None) -> t
         if a_member == member and (not cls or a_cls in (cls, "@GDScript", "@GlobalScope")):
             for n, form in sorted(row["forms"].items()):
                 forms.append(form if n == "" else f"{form}  ({n} argument(s))")
-                names += [f"{c}.{m}" if c else m for c, m in _CALLED.findall(form)
-                          if (index.lookup(V4, c, m) if c else index.defined_anywhere(V4, m))]
+                names += _called(index, form)
     tween = changes.syntax().tween_node  # the Tween node's interpolations: methods of create_tween()'s Tween
     if member in tween.interpolations and cls in (None, "Tween"):
         names.append(f"Tween.{tween.interpolations[member]}")
@@ -164,7 +169,6 @@ def engine_successors(index: ApiIndex, cls: str | None, member: str | None) -> t
     for r in changes.removed():
         if r.old == member and r.note and (not cls or not r.classes or cls in r.classes):
             forms.append(r.note)
-            names += [f"{c}.{m}" if c else m for c, m in _CALLED.findall(r.note)
-                      if (index.lookup(V4, c, m) if c else index.defined_anywhere(V4, m))]
+            names += _called(index, r.note)
     qualified = {n.rsplit(".", 1)[-1] for n in names if "." in n}
     return list(dict.fromkeys(n for n in names if "." in n or n not in qualified)), list(dict.fromkeys(forms))

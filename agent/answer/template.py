@@ -278,13 +278,18 @@ _REPEATED_MARK = re.compile(r"(\[\d+\])(?:\s*\1)+")
 _CUE_NAMES = re.compile(r"\(([\w@., ]+)\)")
 
 
+def _change_text(c: Mapping[str, Any]) -> str:
+    """`old` → `new`; `old` → ✎ for an item left to a person; `old` alone when nothing replaces it."""
+    old = f"`{' '.join(str(c.get('old') or '').split())}`"
+    if c.get("new"):
+        return f"{old} → `{' '.join(str(c['new']).split())}`"
+    return f"{old} → {_BY_HAND}" if c.get("change_type") == "by_hand" else old
+
+
 def _code_only_reason(judgment: Mapping[str, Any], cites: Citations) -> str:
     """`old` → `new` [n] for each change, else the rationale's code spans: a reason with no English in it."""
-    parts = [f"`{' '.join(str(c['old']).split())}` → `{' '.join(str(c['new']).split())}`" + cites.cite(c.get("evidence_id"))
-             if c.get("new") else f"`{' '.join(str(c.get('old') or '').split())}` → {_BY_HAND}" + cites.cite(c.get("evidence_id"))
-             if c.get("change_type") == "by_hand" else
-             f"`{' '.join(str(c.get('old') or '').split())}`" + cites.cite(c.get("evidence_id"))
-             for c in judgment.get("suggested_changes") or [] if c.get("old") and not changes_nothing(c.get("old"), c.get("new"))]
+    parts = [_change_text(c) + cites.cite(c.get("evidence_id")) for c in judgment.get("suggested_changes") or []
+             if c.get("old") and not changes_nothing(c.get("old"), c.get("new"))]
     rationale = str(judgment.get("rationale") or "")
     if not parts:
         parts = list(dict.fromkeys(_CODE_SPAN.findall(rationale)))[:4]

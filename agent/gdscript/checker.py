@@ -285,7 +285,8 @@ class _Run:
                    applicability="safe", why=f"Godot 4's form of `{api}` (agent/data/changes/calls.json)")
 
     def scaled_fix(self, member: Node, name: str, new: str, factor: float) -> Fix | None:
-        """`s.extents = v` -> `s.size = (v) * 2`, a read `s.extents.x` -> `(s.size / 2).x`: the renamed property
+        """`s.extents = v` -> `s.size = v * 2` (`(a + b) * 2` for an operation), a read `s.extents.x` ->
+        `(s.size / 2).x`: the renamed property
         with its value converted where it is written or read (degrees: `deg_to_rad`/`rad_to_deg`)."""
         attr = member.parent
         if attr is None or attr.type != "attribute" or member.prev_sibling is None:
@@ -871,6 +872,14 @@ class _Run:
         if self.c._v4(cls.engine, name) is None:
             self.report(member, "super-missing", f"no base class of this script has `{name}` for `super.{name}`")
 
+    def engine_class(self, recv: GdType | None) -> str:
+        """The receiver's 4.x engine class where the code or a scene states it (no guess, no script's class, not
+        Variant, Object or Dictionary, whose members are anyone's), else ''."""
+        if recv is None or not recv.known or recv.guessed or recv.user:
+            return ""
+        cls4 = recv.v4
+        return cls4 if cls4 and cls4 not in ("Variant", "Object", "Dictionary") and self.api.has_class(V4, cls4) else ""
+
     def member_use(self, dot: Node, member: Node, args: Node | None, scope: _Scope, cls: _Class) -> None:
         """One `.member` (with its call's arguments): its existence, its arity, and what follows from its name."""
         name = _text(member)
@@ -889,11 +898,9 @@ class _Run:
             return
         # whatever the receiver: a Godot 3 member that no 4.x class and no project script has
         if self.c.complete and name not in project and not self.api.defined_anywhere(V4, name):
-            typed = recv is not None and recv.known and not recv.guessed and not recv.user and recv.v4 \
-                and self.api.has_class(V4, recv.v4) and recv.v4 not in ("Variant", "Object", "Dictionary")
             # a name with no successor may be a Dictionary key (`hit.collider`); on a stated engine class the
             # successor must be that class's (`OS.window_title` is no `OS.title`)
-            new = successor(name, self.api, cls=recv.v4 if typed else "")
+            new = successor(name, self.api, cls=self.engine_class(recv))
             if new is not None:
                 fix = self.rename_fix(member, new, f"the converter renames `{name}` to `{new}`; no Godot 4 class "
                                                    f"has `{name}`")
@@ -904,8 +911,8 @@ class _Run:
             return
         if recv.user:
             return self.user_member(member, name, recv, n_args)
-        cls4 = recv.v4
-        if not cls4 or cls4 in ("Variant", "Object", "Dictionary") or not self.api.has_class(V4, cls4):
+        cls4 = self.engine_class(recv)
+        if not cls4:
             return
         if name == "new":
             return

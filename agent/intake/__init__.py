@@ -161,15 +161,21 @@ def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings
         )
     entries: list[Entry] = []
     opened = []
+    raw = RawFiles()  # every uploaded file's bytes, for the migrated copy; a zip's entries under its own folder
     try:
         for name, data in files:
             rel = safe_relative(name, where="the upload")
             if rel.lower().endswith(".zip"):
                 zf = open_zip(data, name=rel)
                 opened.append(zf)
-                entries += zip_entries(zf, settings, name=rel, prefix=PurePosixPath(rel).stem + "/")
+                prefix = PurePosixPath(rel).stem + "/"
+                entries += zip_entries(zf, settings, name=rel, prefix=prefix)
+                inner = raw_zip(data, rel, settings.max_total_bytes)
+                raw.data.update({prefix + p: d for p, d in inner.data.items()})
+                raw.left_out.update({prefix + p: why for p, why in inner.left_out.items()})
             else:
                 entries.append(Entry(rel, len(data), read=lambda d=data: d))
+                raw.data[rel] = data
         check_entries(entries, settings, what="the upload")
         expansion = build_expansion(entries, settings, what="the upload")
     finally:
@@ -182,16 +188,6 @@ def intake_uploads(files: list[tuple[str, bytes]], *, prompt: str = "", settings
         expansion, prompt=prompt, source=names, source_file=source_file, origin=origin, settings=settings,
         what="the upload",
     )
-    raw = RawFiles()
-    for name, data in files:  # every uploaded file's bytes; a zip's entries under the zip's own folder
-        rel = safe_relative(name, where="the upload")
-        if rel.lower().endswith(".zip"):
-            inner = raw_zip(data, rel, settings.max_total_bytes)
-            prefix = PurePosixPath(rel).stem + "/"
-            raw.data.update({prefix + p: d for p, d in inner.data.items()})
-            raw.left_out.update({prefix + p: why for p, why in inner.left_out.items()})
-        else:
-            raw.data[rel] = data
     return replace(result, raw=raw)
 
 

@@ -111,4 +111,3 @@ def with_shaders(texts: dict[str, str], raw: RawFiles | None) -> dict[str, str]:
             except UnicodeDecodeError:  # not a shader's text: copied as it is
                 continue
     return out
-

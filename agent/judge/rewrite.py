@@ -244,8 +244,12 @@ def _rewrite_string_from(code: str) -> str:
     """`String(x)` -> `str(x)`: the same value in Godot 3 for any one argument, and valid in Godot 4. A whole
     float (`String(ceil(v))`) printed `5` in Godot 3 and prints `5.0` through Godot 4's `str`: it becomes
     `str(int(ceil(v)))`, the text Godot 3 showed."""
-    masked = lex(code).masked
-    for m in reversed(list(_STRING_FROM.finditer(masked))):
+    for start in reversed([m.start() for m in _STRING_FROM.finditer(lex(code).masked)]):
+        # from the last: a later edit leaves an earlier start in place, but moves its closing parenthesis
+        masked = lex(code).masked
+        m = _STRING_FROM.match(masked, start)
+        if m is None:
+            continue
         open_at = masked.index("(", m.end())
         close = close_paren(masked, open_at)
         if close <= 0:
